@@ -1,0 +1,110 @@
+"""`reviewbot` command line, with the one top-level handler that maps errors to exit codes.
+
+Exit codes: 0 no finding at or above the fail level, 1 findings at or above it,
+2 usage or configuration error, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import cast
+
+from reviewbot import __version__
+from reviewbot.config import SEVERITIES, Config, load_config
+from reviewbot.errors import ReviewbotError
+from reviewbot.git import GitRepo, open_repo
+from reviewbot.schema import ChangeRequest, Mode, Severity
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEFAULT_OUTPUT_DIR = Path(".reviewbot/runs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewbot",
+        description="Review a git change: staged, working tree, or a pull request.",
+    )
+    parser.add_argument("--version", action="version", version=f"reviewbot {__version__}")
+    parser.add_argument("--mode", choices=("staged", "working", "pr"), default="staged",
+                        help="what to review (default: staged)")
+    parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
+    parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
+    parser.add_argument("--repo", metavar="PATH", type=Path, default=Path("."),
+                        help="repository to review (default: the current directory)")
+    parser.add_argument("--include-untracked", action="store_true",
+                        help="working mode: also review untracked files")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--output-dir", metavar="DIR", type=Path,
+                        help="where run artifacts go (default: .reviewbot/runs in the repo)")
+    parser.add_argument("--fail-level", choices=SEVERITIES,
+                        help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("--offline", action="store_true",
+                        help="never call a model, even if one is configured")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _review(args)
+    except ReviewbotError as exc:
+        print(f"reviewbot: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("reviewbot: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the one place internal errors become exit code 3
+        log = _write_traceback(args)
+        print(f"reviewbot: internal error: {type(exc).__name__}: {exc} "
+              f"(traceback in {log}; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _review(args: argparse.Namespace) -> int:
+    # Imported here so `reviewbot --help` stays instant.
+    from reviewbot.pipeline import fails, run_review
+    from reviewbot.report import REPORTERS
+
+    repo = open_repo(args.repo)
+    config = _with_flags(load_config(repo.root), args, repo)
+    request = ChangeRequest(
+        mode=cast(Mode, args.mode), base=args.base, head=args.head,
+        include_untracked=args.include_untracked,
+    )
+    outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR)
+    print(REPORTERS[args.format].render(outcome.report, outcome.run_dir.path))
+    return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
+
+
+def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Config:
+    output_dir = args.output_dir.resolve() if args.output_dir else (
+        config.output_dir or repo.root / DEFAULT_OUTPUT_DIR)
+    fail_level = cast(Severity, args.fail_level) if args.fail_level else config.fail_level
+    return replace(config, output_dir=output_dir, fail_level=fail_level)
+
+
+def _write_traceback(args: argparse.Namespace) -> Path:
+    """Save the traceback where the user can find it; the terminal gets one line."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    candidates = [args.output_dir or args.repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
+    for folder in candidates:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            log = folder / f"reviewbot-crash-{stamp}.log"
+            log.write_text(traceback.format_exc(), encoding="utf-8")
+            return log.resolve()
+        except OSError:
+            continue
+    return Path("<unwritable>")
+
+
+def entry() -> None:
+    sys.exit(main())

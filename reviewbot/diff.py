@@ -1,0 +1,239 @@
+"""Step 1: the change, as one ReviewUnit per hunk (DESIGN.md, seed 004 section 1).
+
+`collect` asks git for the raw diff of a mode; `parse_units` is a pure function from
+diff bytes to units, so it can be tested and replayed without a repository.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+from collections.abc import Callable, Iterator
+
+from unidiff import Hunk as UnidiffHunk
+from unidiff import PatchedFile, PatchSet
+from unidiff.errors import UnidiffParseError
+
+from reviewbot.errors import GitError, UsageError
+from reviewbot.git import GitRepo
+from reviewbot.languages import detect_language
+from reviewbot.schema import (
+    ChangeRequest,
+    DiffLine,
+    DiffResult,
+    Hunk,
+    LineKind,
+    LineNumbers,
+    Metrics,
+    PatchType,
+    ReviewUnit,
+)
+
+_SUBMODULE_MODE = "160000"
+_SYMLINK_MODE = "120000"
+_KINDS: dict[str, LineKind] = {"+": "add", "-": "del", " ": "ctx", "": "ctx"}
+
+
+def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
+    """Run git for the requested mode and parse its diff into units."""
+    collector = _COLLECTORS[request.mode]
+    base_rev, head_rev, base_branch, raw = collector(repo, request)
+    return DiffResult(
+        request=request,
+        repo_root=str(repo.root),
+        base_rev=base_rev,
+        head_rev=head_rev,
+        base_branch=base_branch,
+        units=parse_units(raw),
+    )
+
+
+_Collected = tuple[str, str | None, str | None, bytes]
+
+
+def _collect_staged(repo: GitRepo, request: ChangeRequest) -> _Collected:
+    # With no commits yet the old side is the empty tree: every staged file is new.
+    base = repo.head() or repo.empty_tree()
+    return base, None, repo.current_branch(), repo.diff(["--cached", base, "--"])
+
+
+def _collect_working(repo: GitRepo, request: ChangeRequest) -> _Collected:
+    base = repo.head() or repo.empty_tree()
+    raw = repo.diff([base, "--"])
+    if request.include_untracked:
+        raw += b"".join(repo.diff_untracked(path) for path in repo.untracked_files())
+    return base, None, repo.current_branch(), raw
+
+
+def _collect_pr(repo: GitRepo, request: ChangeRequest) -> _Collected:
+    if not request.base:
+        raise UsageError("--mode pr needs --base REV (the branch the change will merge into).")
+    head_name = request.head or "HEAD"
+    base_sha = _require_commit(repo, request.base, "--base")
+    head_sha = _require_commit(repo, head_name, "--head")
+    # Like GitHub's "files changed": diff from the merge base, not from the base tip.
+    merge_base = repo.merge_base(base_sha, head_sha)
+    if merge_base is None:
+        raise GitError(_no_merge_base_message(repo, request.base, head_name))
+    return merge_base, head_sha, request.base, repo.diff([merge_base, head_sha, "--"])
+
+
+def _require_commit(repo: GitRepo, rev: str, flag: str) -> str:
+    sha = repo.rev_parse(rev)
+    if sha is None:
+        raise GitError(
+            f"{flag} {rev} is not a commit in this repository. Fetch it first "
+            f"(`git fetch origin {rev}`; in GitHub Actions use actions/checkout "
+            "with `fetch-depth: 0`).",
+        )
+    return sha
+
+
+def _no_merge_base_message(repo: GitRepo, base: str, head: str) -> str:
+    if repo.is_shallow():
+        return (
+            f"{base} and {head} have no merge base in this shallow clone. Fetch the "
+            "history with `git fetch --unshallow` (in GitHub Actions: actions/checkout "
+            "with `fetch-depth: 0`)."
+        )
+    return f"{base} and {head} have no common history; there is no merge base to diff from."
+
+
+_COLLECTORS: dict[str, Callable[[GitRepo, ChangeRequest], _Collected]] = {
+    "staged": _collect_staged,
+    "working": _collect_working,
+    "pr": _collect_pr,
+}
+
+
+def parse_units(raw: bytes) -> tuple[ReviewUnit, ...]:
+    """Units of a unified git diff. Non-UTF-8 bytes are replaced, never fatal."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        patch = PatchSet(text)
+    except UnidiffParseError as exc:
+        raise GitError(f"could not parse the diff git produced: {exc}") from exc
+    return tuple(unit for patched in patch for unit in _file_units(patched))
+
+
+def _file_units(patched: PatchedFile) -> Iterator[ReviewUnit]:
+    path = _clean_path(patched.target_file if patched.target_file != "/dev/null"
+                       else patched.source_file)
+    old_path = None if patched.source_file == "/dev/null" else _clean_path(patched.source_file)
+    base = {
+        "file_path": path,
+        "old_path": old_path if old_path != path else None,
+        "language": _language(patched, path),
+        "old_mode": patched.source_mode if patched.source_file != "/dev/null" else None,
+        "new_mode": patched.target_mode if patched.target_file != "/dev/null" else None,
+    }
+    patch_type = _patch_type(patched)
+    hunks = list(patched)
+    if patched.is_binary_file or not hunks:
+        yield _whole_file_unit(patched, patch_type, base)
+        return
+    for hunk in hunks:
+        yield _hunk_unit(hunk, patch_type, len(hunks), base)
+
+
+def _patch_type(patched: PatchedFile) -> PatchType:
+    if patched.is_binary_file:
+        return "binary"
+    if patched.source_file == "/dev/null":
+        return "add"
+    if patched.target_file == "/dev/null":
+        return "delete"
+    if patched.is_rename:
+        return "rename"
+    if not list(patched) and patched.source_mode != patched.target_mode:
+        return "mode"
+    return "modify"
+
+
+def _language(patched: PatchedFile, path: str) -> str:
+    mode = patched.target_mode or patched.source_mode
+    if mode == _SUBMODULE_MODE:
+        return "submodule"
+    if mode == _SYMLINK_MODE:
+        return "symlink"
+    return detect_language(path)
+
+
+def _hunk_unit(hunk: UnidiffHunk, patch_type: PatchType, hunk_count: int,
+               base: dict[str, str | None]) -> ReviewUnit:
+    ours = _convert_hunk(hunk)
+    metrics = Metrics(added_lines=len(ours.added()), removed_lines=len(ours.removed()),
+                      hunk_count=hunk_count)
+    line_numbers = LineNumbers(
+        new_compact=compact_range(ours.new_start, ours.new_length),
+        old_compact=compact_range(ours.old_start, ours.old_length),
+    )
+    unit_id = _unit_id(base["file_path"], base["old_path"], patch_type, ours.header, ours.text())
+    return ReviewUnit.model_validate({
+        **base, "unit_id": unit_id, "patch_type": patch_type, "metrics": metrics,
+        "line_numbers": line_numbers, "hunk": ours,
+    })
+
+
+def _whole_file_unit(patched: PatchedFile, patch_type: PatchType,
+                     base: dict[str, str | None]) -> ReviewUnit:
+    # The git header (index line, modes, similarity) is what identifies such a change.
+    header = "".join(patched.patch_info or [])
+    unit_id = _unit_id(base["file_path"], base["old_path"], patch_type, header, "")
+    return ReviewUnit.model_validate({**base, "unit_id": unit_id, "patch_type": patch_type})
+
+
+def _convert_hunk(hunk: UnidiffHunk) -> Hunk:
+    lines: list[DiffLine] = []
+    for line in hunk:
+        if line.line_type == "\\":
+            if lines:
+                lines[-1] = lines[-1].model_copy(update={"no_newline": True})
+            continue
+        lines.append(DiffLine(
+            kind=_KINDS.get(line.line_type, "ctx"),
+            text=line.value[:-1] if line.value.endswith("\n") else line.value,
+            old_lineno=line.source_line_no,
+            new_lineno=line.target_line_no,
+        ))
+    header = _hunk_header(hunk)
+    return Hunk(
+        header=header, old_start=hunk.source_start, old_length=hunk.source_length,
+        new_start=hunk.target_start, new_length=hunk.target_length,
+        section=hunk.section_header or "", lines=tuple(lines),
+    )
+
+
+def _hunk_header(hunk: UnidiffHunk) -> str:
+    section = f" {hunk.section_header}" if hunk.section_header else ""
+    return (f"@@ -{hunk.source_start},{hunk.source_length} "
+            f"+{hunk.target_start},{hunk.target_length} @@{section}")
+
+
+def compact_range(start: int, length: int) -> str:
+    """"L20-L35" for a range of lines, "L20" for one, "" for none."""
+    if length <= 0:
+        return ""
+    end = start + length - 1
+    return f"L{start}" if end == start else f"L{start}-L{end}"
+
+
+def _unit_id(path: str | None, old_path: str | None, patch_type: str, header: str,
+             body: str) -> str:
+    digest = hashlib.sha256()
+    for part in (path or "", old_path or "", patch_type, header, body):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _clean_path(raw: str) -> str:
+    """A repository path from a diff header: unquoted, without its a/ or b/ prefix."""
+    path = raw
+    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
+        # git C-quotes names with tabs, newlines, quotes or backslashes.
+        unescaped, _ = codecs.escape_decode(path[1:-1].encode("utf-8"))
+        path = unescaped.decode("utf-8", "replace")
+    if path.startswith(("a/", "b/")):
+        path = path[2:]
+    return path

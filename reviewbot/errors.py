@@ -1,0 +1,42 @@
+"""Typed errors. Each says what went wrong and what the user can do about it.
+
+The CLI's one top-level handler maps them to exit codes (see reviewbot.cli).
+"""
+
+from __future__ import annotations
+
+
+class ReviewbotError(Exception):
+    """Base of every error reviewbot raises on purpose."""
+
+    exit_code = 3
+
+
+class UsageError(ReviewbotError):
+    """The command line asks for something that cannot be done."""
+
+    exit_code = 2
+
+
+class ConfigError(ReviewbotError):
+    """A configuration file or setting is invalid."""
+
+    exit_code = 2
+
+
+class GitError(ReviewbotError):
+    """git failed, or the repository is not in the state the mode needs."""
+
+    exit_code = 2
+
+
+class ArtifactError(ReviewbotError):
+    """A stage artifact is missing or does not match its schema."""
+
+    exit_code = 2
+
+
+class ModelError(ReviewbotError):
+    """The model service failed in a way the run cannot fall back from."""
+
+    exit_code = 3

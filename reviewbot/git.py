@@ -1,0 +1,123 @@
+"""Every git call reviewbot makes (STYLE.md: side effects at the edges).
+
+Output is read as raw bytes and never stripped: unidiff counts hunk lines, and a
+stripped trailing newline or blank context line gives "Hunk is shorter than
+expected" on otherwise valid diffs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import git as gitpython
+
+from reviewbot.errors import GitError
+
+# Settings that would change the shape of the diff text if a user's config set them.
+_CONFIG_OVERRIDES = (
+    "-c", "core.quotePath=false",
+    "-c", "diff.noprefix=false",
+    "-c", "diff.mnemonicPrefix=false",
+    "-c", "color.ui=never",
+)
+
+# Fixed flags so the same change gives the same hunks (and unit ids) on every machine.
+DIFF_FLAGS = (
+    "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames",
+    "--src-prefix=a/", "--dst-prefix=b/", "--unified=3", "--submodule=short",
+    "--no-relative",
+)
+
+
+@dataclass(frozen=True)
+class GitRepo:
+    """A repository, addressed by its work-tree root."""
+
+    root: Path
+    _repo: gitpython.Repo
+
+    def run(self, args: Sequence[str], *, ok_codes: tuple[int, ...] = (0,)) -> bytes:
+        """Run `git ARGS` at the root and return stdout as raw bytes."""
+        status, stdout, stderr = self._execute(args)
+        if status not in ok_codes:
+            message = stderr.decode("utf-8", "replace").strip() or f"exit status {status}"
+            raise GitError(f"`git {' '.join(args)}` failed: {message}")
+        return stdout
+
+    def text(self, args: Sequence[str]) -> str:
+        return self.run(args).decode("utf-8", "replace").strip()
+
+    def rev_parse(self, rev: str) -> str | None:
+        """The commit a revision names, or None when it names none."""
+        out = self.run(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], ok_codes=(0, 1))
+        sha = out.decode("ascii", "replace").strip()
+        return sha or None
+
+    def head(self) -> str | None:
+        """HEAD's commit, or None in a repository with no commits yet."""
+        return self.rev_parse("HEAD")
+
+    def empty_tree(self) -> str:
+        # Computed rather than hard-coded: SHA-256 repositories have another id.
+        return self.text(["hash-object", "-t", "tree", os.devnull])
+
+    def merge_base(self, base: str, head: str) -> str | None:
+        out = self.run(["merge-base", base, head], ok_codes=(0, 1))
+        return out.decode("ascii", "replace").strip() or None
+
+    def is_shallow(self) -> bool:
+        return self.text(["rev-parse", "--is-shallow-repository"]) == "true"
+
+    def current_branch(self) -> str | None:
+        out = self.run(["symbolic-ref", "--quiet", "--short", "HEAD"], ok_codes=(0, 1))
+        return out.decode("utf-8", "replace").strip() or None
+
+    def diff(self, args: Sequence[str]) -> bytes:
+        return self.run(["diff", *DIFF_FLAGS, *args])
+
+    def untracked_files(self) -> list[str]:
+        out = self.run(["ls-files", "--others", "--exclude-standard", "-z"])
+        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+    def diff_untracked(self, path: str) -> bytes:
+        """A new-file diff for an untracked path, without touching the index."""
+        # --no-index exits 1 when the files differ, which is always the case here.
+        return self.run(["diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, path], ok_codes=(0, 1))
+
+    def show(self, rev: str, path: str) -> bytes | None:
+        """A file's bytes at a revision ("" means the index), or None if absent there."""
+        status, out, _ = self._execute(["show", f"{rev}:{path}"])
+        return out if status == 0 else None
+
+    def _execute(self, args: Sequence[str]) -> tuple[int, bytes, bytes]:
+        command = ["git", *_CONFIG_OVERRIDES, *args]
+        result = self._repo.git.execute(
+            command,
+            with_extended_output=True,
+            with_exceptions=False,
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
+        )
+        return cast(tuple[int, bytes, bytes], result)
+
+
+def open_repo(path: Path) -> GitRepo:
+    """Open the repository containing PATH, with a fix-it message when there is none."""
+    try:
+        repo = gitpython.Repo(path, search_parent_directories=True)
+    except gitpython.NoSuchPathError as exc:
+        raise GitError(f"{path} does not exist. Pass --repo with a repository path.") from exc
+    except gitpython.InvalidGitRepositoryError as exc:
+        raise GitError(
+            f"{path} is not inside a git repository. Run reviewbot from a repository, "
+            "or pass --repo PATH.",
+        ) from exc
+    except gitpython.GitCommandNotFound as exc:
+        raise GitError("git was not found. Install git and make sure it is on PATH.") from exc
+    if repo.bare or repo.working_tree_dir is None:
+        raise GitError(f"{path} is a bare repository; reviewbot needs a work tree.")
+    return GitRepo(root=Path(repo.working_tree_dir).resolve(), _repo=repo)

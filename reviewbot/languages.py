@@ -1,0 +1,37 @@
+"""Language of a file, from its name. Shared by the diff, rules and context stages."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+_BY_SUFFIX: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript",
+    ".go": "go", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala",
+    ".rs": "rust", ".rb": "ruby", ".php": "php", ".cs": "csharp", ".swift": "swift",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
+    ".sql": "sql", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml",
+    ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".xml": "xml", ".html": "html", ".htm": "html",
+    ".css": "css", ".scss": "css", ".md": "markdown", ".rst": "rst", ".txt": "text",
+    ".tf": "terraform", ".proto": "protobuf", ".lua": "lua", ".pl": "perl", ".r": "r",
+    ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+}
+
+_BY_NAME: dict[str, str] = {
+    "dockerfile": "dockerfile", "makefile": "make", "gnumakefile": "make",
+    "jenkinsfile": "groovy", "vagrantfile": "ruby", "gemfile": "ruby", "rakefile": "ruby",
+    ".bashrc": "shell", ".profile": "shell", ".zshrc": "shell",
+}
+
+
+def detect_language(path: str) -> str:
+    """A lower-case language name, or "text" when the name says nothing."""
+    pure = PurePosixPath(path)
+    name = pure.name.lower()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if name.startswith("dockerfile") or name.endswith(".dockerfile"):
+        return "dockerfile"
+    return _BY_SUFFIX.get(pure.suffix.lower(), "text")

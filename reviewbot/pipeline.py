@@ -1,0 +1,75 @@
+"""The stages of DESIGN.md run in order, each one's output written as an artifact."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from reviewbot.artifacts import RunDir, create_run_dir, new_run_id
+from reviewbot.config import Config
+from reviewbot.diff import collect
+from reviewbot.git import GitRepo
+from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.schema import (
+    SEVERITY_RANK,
+    ChangeRequest,
+    DiffResult,
+    Finding,
+    ReviewIndex,
+    RunReport,
+    RunStats,
+    Severity,
+)
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    report: RunReport
+    run_dir: RunDir
+    diff: DiffResult
+    index: ReviewIndex
+
+
+def run_review(repo: GitRepo, request: ChangeRequest, config: Config,
+               output_dir: Path) -> ReviewOutcome:
+    started = time.monotonic()
+    now = datetime.now(UTC)
+    run_dir = create_run_dir(output_dir, new_run_id(now))
+
+    diff = collect(repo, request)
+    run_dir.write("diff", diff)
+
+    index = build_review_index(diff, timestamp=now.isoformat(timespec="seconds"))
+    run_dir.write("review_index", index)
+    run_dir.write("planner_index", build_planner_index(index))
+
+    findings: tuple[Finding, ...] = ()
+    report = RunReport(
+        run_id=run_dir.run_id,
+        findings=findings,
+        units=index.units,
+        stats=_stats(index, findings, started),
+    )
+    run_dir.write("report", report)
+    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index)
+
+
+def fails(findings: tuple[Finding, ...], fail_level: Severity) -> bool:
+    """Whether any finding is at or above the level that fails the run."""
+    threshold = SEVERITY_RANK[fail_level]
+    return any(SEVERITY_RANK[f.severity] >= threshold for f in findings)
+
+
+def _stats(index: ReviewIndex, findings: tuple[Finding, ...], started: float) -> RunStats:
+    by_severity = Counter(f.severity for f in findings)
+    return RunStats(
+        files=index.review_metadata.total_files,
+        units=index.review_metadata.total_changes,
+        added_lines=index.summary.total_lines.added,
+        removed_lines=index.summary.total_lines.removed,
+        findings={level: by_severity.get(level, 0) for level in ("error", "warning", "info")},
+        duration_ms=round((time.monotonic() - started) * 1000),
+    )

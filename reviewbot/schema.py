@@ -1,0 +1,235 @@
+"""Typed data that crosses stage boundaries (DESIGN.md "Data contracts", seed 004).
+
+Every stage artifact is the JSON serialisation of one of these models and loads
+back into it, so any stage can be replayed from the artifact of the one before.
+Models are frozen: a stage returns new objects rather than editing its input.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["staged", "working", "pr"]
+PatchType = Literal["add", "modify", "delete", "rename", "binary", "mode"]
+ContextLevel = Literal["diff_only", "function", "file_context", "full_file"]
+Priority = Literal["high", "medium", "low"]
+Severity = Literal["error", "warning", "info"]
+Category = Literal["security", "secrets", "bug", "performance", "maintainability", "style"]
+FindingSource = Literal["rule", "model"]
+LineKind = Literal["add", "del", "ctx"]
+
+# Ordered from narrowest to widest; fusion and budgeting compare levels by index.
+CONTEXT_LEVELS: tuple[ContextLevel, ...] = ("diff_only", "function", "file_context", "full_file")
+SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DiffLine(Frozen):
+    """One line of a hunk with its line number on each side (None where absent)."""
+
+    kind: LineKind
+    text: str
+    old_lineno: int | None = None
+    new_lineno: int | None = None
+    # git's "\ No newline at end of file" applied to this line.
+    no_newline: bool = False
+
+
+class Hunk(Frozen):
+    header: str
+    old_start: int
+    old_length: int
+    new_start: int
+    new_length: int
+    section: str = ""
+    lines: tuple[DiffLine, ...] = ()
+
+    def added(self) -> tuple[DiffLine, ...]:
+        return tuple(line for line in self.lines if line.kind == "add")
+
+    def removed(self) -> tuple[DiffLine, ...]:
+        return tuple(line for line in self.lines if line.kind == "del")
+
+    def text(self) -> str:
+        """The hunk as unified-diff text (header and body)."""
+        marks = {"add": "+", "del": "-", "ctx": " "}
+        body = "".join(f"{marks[line.kind]}{line.text}\n" for line in self.lines)
+        return f"{self.header}\n{body}"
+
+
+class Metrics(Frozen):
+    added_lines: int = 0
+    removed_lines: int = 0
+    # Hunks in the whole file, so a planner sees how scattered the file's change is.
+    hunk_count: int = 0
+
+
+class LineNumbers(Frozen):
+    """Compact ranges such as "L20-L35"; empty when that side has no lines."""
+
+    new_compact: str = ""
+    old_compact: str = ""
+
+
+class ExtraRequest(Frozen):
+    """A request for more context (DESIGN.md lists the types the context stage runs)."""
+
+    type: str
+    details: str | None = None
+    symbol: str | None = None
+    keyword: str | None = None
+
+
+class AgentDecision(Frozen):
+    context_level: ContextLevel = "diff_only"
+    priority: Priority = "low"
+
+
+class ReviewUnit(Frozen):
+    """One hunk of the change (or the whole file when it has no hunks)."""
+
+    unit_id: str
+    file_path: str
+    old_path: str | None = None
+    language: str = "text"
+    patch_type: PatchType
+    old_mode: str | None = None
+    new_mode: str | None = None
+    tags: tuple[str, ...] = ()
+    metrics: Metrics = Metrics()
+    line_numbers: LineNumbers = LineNumbers()
+    # Rule fields: neutral until the rule stage fills them.
+    rule_context_level: ContextLevel = "diff_only"
+    rule_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    rule_notes: tuple[str, ...] = ()
+    rule_extra_requests: tuple[ExtraRequest, ...] = ()
+    agent_decision: AgentDecision = AgentDecision()
+    hunk: Hunk | None = None
+
+
+class ChangeRequest(Frozen):
+    """What to diff: the user's mode and revisions, resolved to what git compared."""
+
+    mode: Mode
+    base: str | None = None
+    head: str | None = None
+    include_untracked: bool = False
+
+
+class DiffResult(Frozen):
+    """Step 1: the change as review units."""
+
+    request: ChangeRequest
+    repo_root: str
+    # The commit (or empty tree) the old side of the diff comes from.
+    base_rev: str
+    # The commit on the new side; None when the new side is the index or working tree.
+    head_rev: str | None = None
+    base_branch: str | None = None
+    units: tuple[ReviewUnit, ...] = ()
+
+
+class Finding(Frozen):
+    """One problem, anchored to lines of the new side of a file."""
+
+    file_path: str
+    start_line: int
+    end_line: int
+    severity: Severity
+    category: Category
+    rule_id: str
+    title: str
+    message: str
+    suggestion: str = ""
+    source: FindingSource = "rule"
+    unit_id: str | None = None
+
+
+class IndexUnit(Frozen):
+    """A unit in review_index: everything but the diff text (seed 004 section 6)."""
+
+    unit_id: str
+    file_path: str
+    old_path: str | None = None
+    language: str
+    patch_type: PatchType
+    tags: tuple[str, ...] = ()
+    metrics: Metrics
+    rule_context_level: ContextLevel
+    rule_confidence: float
+    rule_notes: tuple[str, ...] = ()
+    rule_extra_requests: tuple[ExtraRequest, ...] = ()
+    line_numbers: LineNumbers
+    agent_decision: AgentDecision
+
+
+class ReviewMetadata(Frozen):
+    mode: Mode
+    base_branch: str | None = None
+    total_files: int
+    total_changes: int
+    timestamp: str
+
+
+class TotalLines(Frozen):
+    added: int = 0
+    removed: int = 0
+
+
+class IndexSummary(Frozen):
+    changes_by_type: dict[str, int]
+    total_lines: TotalLines
+    files_changed: tuple[str, ...]
+
+
+class ReviewIndex(Frozen):
+    review_metadata: ReviewMetadata
+    summary: IndexSummary
+    units: tuple[IndexUnit, ...]
+
+
+class PlannerRequest(Frozen):
+    """An extra request as the planner sees it: only its type (DESIGN.md)."""
+
+    type: str
+
+
+class PlannerUnit(Frozen):
+    unit_id: str
+    file_path: str
+    patch_type: PatchType
+    tags: tuple[str, ...] = ()
+    metrics: Metrics
+    rule_context_level: ContextLevel
+    rule_confidence: float
+    line_numbers: LineNumbers
+    rule_extra_requests: tuple[PlannerRequest, ...] = ()
+
+
+class PlannerIndex(Frozen):
+    review_metadata: ReviewMetadata
+    summary: IndexSummary
+    units: tuple[PlannerUnit, ...]
+
+
+class RunStats(Frozen):
+    files: int = 0
+    units: int = 0
+    added_lines: int = 0
+    removed_lines: int = 0
+    findings: dict[str, int] = Field(default_factory=dict)
+    duration_ms: int = 0
+
+
+class RunReport(Frozen):
+    """What `--format json` prints: the contract other tools read."""
+
+    run_id: str
+    findings: tuple[Finding, ...] = ()
+    units: tuple[IndexUnit, ...] = ()
+    stats: RunStats = RunStats()

@@ -1,0 +1,61 @@
+"""Shared fixtures: real temporary git repositories, isolated from the user's config."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+class GitFixture:
+    """A real repository in a temporary folder, with helpers to build changes."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str, check: bool = True) -> str:
+        result = subprocess.run(["git", *args], cwd=self.root, capture_output=True, check=False)
+        if check and result.returncode != 0:
+            raise AssertionError(f"git {args} failed: {result.stderr.decode()}")
+        return result.stdout.decode("utf-8", "replace")
+
+    def write(self, path: str, content: str | bytes) -> Path:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode() if isinstance(content, str) else content
+        target.write_bytes(data)
+        return target
+
+    def stage(self, *paths: str) -> None:
+        self.git("add", "-A", "--", *paths)
+
+    def commit(self, message: str = "change") -> str:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Pinned identity and no user/system git config, so tests run the same anywhere."""
+    home = tmp_path_factory.mktemp("home")
+    config = home / ".gitconfig"
+    config.write_text("[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("HOME", str(home))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test Author")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.invalid")
+        monkeypatch.setenv(f"GIT_{role}_DATE", "2026-01-01T00:00:00+00:00")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[GitFixture]:
+    root = tmp_path / "repo"
+    root.mkdir()
+    fixture = GitFixture(root)
+    fixture.git("init", "-q", "--template=", ".")
+    yield fixture
