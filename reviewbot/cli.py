@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="what to review (default: staged)")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
-    parser.add_argument("--repo", metavar="PATH", type=Path, default=Path("."),
+    parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
                         help="repository to review (default: the current directory)")
     parser.add_argument("--include-untracked", action="store_true",
                         help="working mode: also review untracked files")
@@ -94,7 +94,8 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
 def _write_traceback(args: argparse.Namespace) -> Path:
     """Save the traceback where the user can find it; the terminal gets one line."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    candidates = [args.output_dir or args.repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
+    candidates: list[Path] = [
+        args.output_dir or args.repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
     for folder in candidates:
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -6,14 +6,14 @@ diff bytes to units, so it can be tested and replayed without a repository.
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 from collections.abc import Callable, Iterator
 
-from unidiff import Hunk as UnidiffHunk
-from unidiff import PatchedFile, PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import Hunk as UnidiffHunk
+from unidiff.patch import PatchedFile, PatchSet
 
+from reviewbot.diff_headers import decode_path, normalise_headers
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
 from reviewbot.languages import detect_language
@@ -108,7 +108,7 @@ _COLLECTORS: dict[str, Callable[[GitRepo, ChangeRequest], _Collected]] = {
 
 def parse_units(raw: bytes) -> tuple[ReviewUnit, ...]:
     """Units of a unified git diff. Non-UTF-8 bytes are replaced, never fatal."""
-    text = raw.decode("utf-8", "replace")
+    text = normalise_headers(raw.decode("utf-8", "replace"))
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
@@ -228,12 +228,6 @@ def _unit_id(path: str | None, old_path: str | None, patch_type: str, header: st
 
 
 def _clean_path(raw: str) -> str:
-    """A repository path from a diff header: unquoted, without its a/ or b/ prefix."""
-    path = raw
-    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
-        # git C-quotes names with tabs, newlines, quotes or backslashes.
-        unescaped, _ = codecs.escape_decode(path[1:-1].encode("utf-8"))
-        path = unescaped.decode("utf-8", "replace")
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
-    return path
+    """A repository path from a (normalised) diff header, without its a/ or b/ prefix."""
+    path = decode_path(raw)
+    return path[2:] if path.startswith(("a/", "b/")) else path

@@ -86,7 +86,8 @@ class GitRepo:
     def diff_untracked(self, path: str) -> bytes:
         """A new-file diff for an untracked path, without touching the index."""
         # --no-index exits 1 when the files differ, which is always the case here.
-        return self.run(["diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, path], ok_codes=(0, 1))
+        args = ["diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, path]
+        return self.run(args, ok_codes=(0, 1))
 
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at a revision ("" means the index), or None if absent there."""

@@ -51,7 +51,8 @@ def build_planner_index(index: ReviewIndex) -> PlannerIndex:
             rule_context_level=unit.rule_context_level,
             rule_confidence=unit.rule_confidence,
             line_numbers=unit.line_numbers,
-            rule_extra_requests=tuple(PlannerRequest(type=r.type) for r in unit.rule_extra_requests),
+            rule_extra_requests=tuple(
+                PlannerRequest(type=request.type) for request in unit.rule_extra_requests),
         )
         for unit in index.units
     )

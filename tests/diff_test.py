@@ -173,7 +173,9 @@ def test_non_utf8_content_is_replaced_not_fatal(repo: GitFixture) -> None:
     assert unit.patch_type == "add"
 
 
-@pytest.mark.parametrize("name", ["my file.py", "données/été.py", "tab\tname.py", 'qu"ote.py'])
+@pytest.mark.parametrize("name", [
+    "my file.py", "données/été.py", "tab\tname.py", 'qu"ote.py', "b b/é.py", "a/b b/c.py",
+])
 def test_file_names_with_spaces_and_non_ascii(repo: GitFixture, name: str) -> None:
     repo.write(name, "x = 1\n")
     repo.stage()
@@ -181,6 +183,32 @@ def test_file_names_with_spaces_and_non_ascii(repo: GitFixture, name: str) -> No
     unit = only(repo)
     assert (unit.file_path, unit.patch_type, unit.language) == (name, "add", "python")
     assert unit.line_numbers.new_compact == "L1"
+
+
+AWKWARD = "dir b/x y.py"
+
+
+def test_awkward_names_in_whole_file_units(repo: GitFixture) -> None:
+    """Renames, binaries, mode changes and deletes of names unidiff's header regex splits."""
+    repo.write(AWKWARD, "x = 1\n")
+    repo.write("img b/a b.png", b"\x00\x01binary")
+    repo.write("run b/go b.sh", "echo\n")
+    repo.write("gone b/old b.py", "y = 2\n")
+    repo.commit()
+    (repo.root / "new b").mkdir()
+    repo.git("mv", AWKWARD, "new b/z b.py")
+    repo.write("img b/a b.png", b"\x00\x02binary")
+    repo.git("update-index", "--chmod=+x", "run b/go b.sh")
+    repo.git("rm", "-q", "gone b/old b.py")
+    repo.stage("img b/a b.png")
+
+    found = {u.file_path: (u.old_path, u.patch_type) for u in units(repo)}
+    assert found == {
+        "new b/z b.py": (AWKWARD, "rename"),
+        "img b/a b.png": (None, "binary"),
+        "run b/go b.sh": (None, "mode"),
+        "gone b/old b.py": (None, "delete"),
+    }
 
 
 def test_empty_diff_gives_no_units(repo: GitFixture) -> None:

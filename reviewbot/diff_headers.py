@@ -1,0 +1,106 @@
+"""Make git's per-file diff headers unambiguous before unidiff reads them.
+
+`diff --git a/P b/Q` cannot be split reliably when a path contains " b/" (for
+example `b b/x.txt`); unidiff's greedy pattern then splits it wrongly and fails
+with "Target without source". The real paths are recoverable from the rest of
+the header block (the ---/+++ lines, `rename from/to`, or the two equal halves
+of the header), so each block is rewritten with space-free stand-ins that
+`decode_path` turns back into the real path afterwards.
+
+Only header blocks are touched: from a `diff --git` line up to the first `@@`.
+A hunk body line always starts with ' ', '+', '-' or '\\', so it is never taken
+for a header line.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+
+_GIT_HEADER = "diff --git "
+# Private-use characters stand in for those unidiff's patterns split on.
+_ENCODE = str.maketrans({" ": "\ue000", "\t": "\ue001", "\n": "\ue002"})
+_DECODE = str.maketrans({"\ue000": " ", "\ue001": "\t", "\ue002": "\n"})
+
+
+def normalise_headers(text: str) -> str:
+    return "\n".join(_rewrite(text.split("\n")))
+
+
+def decode_path(path: str) -> str:
+    return path.translate(_DECODE)
+
+
+def _rewrite(lines: list[str]) -> Iterator[str]:
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith(_GIT_HEADER):
+            yield lines[index]
+            index += 1
+            continue
+        end = index + 1
+        while end < len(lines) and not lines[end].startswith(("@@ ", _GIT_HEADER)):
+            end += 1
+        yield from _rewrite_block(lines[index:end])
+        index = end
+
+
+def _rewrite_block(block: list[str]) -> Iterator[str]:
+    old, new = _block_paths(block)
+    added = any(line.startswith("new file mode") for line in block)
+    deleted = any(line.startswith("deleted file mode") for line in block)
+    src = "/dev/null" if added else f"a/{old.translate(_ENCODE)}"
+    dst = "/dev/null" if deleted else f"b/{new.translate(_ENCODE)}"
+    yield f"{_GIT_HEADER}a/{old.translate(_ENCODE)} b/{new.translate(_ENCODE)}"
+    for line in block[1:]:
+        if line.startswith("--- "):
+            yield f"--- {src}"
+        elif line.startswith("+++ "):
+            yield f"+++ {dst}"
+        elif line.startswith("Binary files "):
+            yield f"Binary files {src} and {dst} differ"
+        else:
+            yield line
+
+
+def _block_paths(block: list[str]) -> tuple[str, str]:
+    """(old path, new path) of one file's header block, without a/ b/ prefixes."""
+    minus = _field(block, "--- ")
+    plus = _field(block, "+++ ")
+    halves = _header_halves(block[0][len(_GIT_HEADER):])
+    if minus is not None and plus is not None:
+        old = halves[0] if minus == "/dev/null" else _strip_prefix(minus)
+        new = halves[1] if plus == "/dev/null" else _strip_prefix(plus)
+        return old, new
+    renamed_from = _field(block, "rename from ") or _field(block, "copy from ")
+    renamed_to = _field(block, "rename to ") or _field(block, "copy to ")
+    if renamed_from is not None and renamed_to is not None:
+        return unquote(renamed_from), unquote(renamed_to)
+    return halves
+
+
+def _field(block: list[str], prefix: str) -> str | None:
+    for line in block:
+        if line.startswith(prefix):
+            # git ends ---/+++ names that contain a space with a tab.
+            return line[len(prefix):].rstrip("\t")
+    return None
+
+
+def _header_halves(rest: str) -> tuple[str, str]:
+    # Without a rename both halves are the same path, so the middle splits them.
+    half = (len(rest) - 1) // 2
+    return _strip_prefix(rest[:half]), _strip_prefix(rest[half + 1:])
+
+
+def _strip_prefix(name: str) -> str:
+    name = unquote(name)
+    return name[2:] if name.startswith(("a/", "b/")) else name
+
+
+def unquote(name: str) -> str:
+    """git C-quotes names with tabs, newlines, quotes or backslashes."""
+    if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
+        raw, _ = codecs.escape_decode(name[1:-1].encode("utf-8"))
+        return bytes(raw).decode("utf-8", "replace")
+    return name

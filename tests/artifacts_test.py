@@ -1,0 +1,60 @@
+"""Stage artifacts are serialisations of typed objects and load back into them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.artifacts import STEPS, create_run_dir, load_artifact
+from reviewbot.config import Config
+from reviewbot.errors import ArtifactError, ConfigError
+from reviewbot.git import open_repo
+from reviewbot.pipeline import run_review
+from reviewbot.schema import ChangeRequest
+from tests.conftest import GitFixture
+
+
+def test_every_artifact_of_a_run_round_trips(repo: GitFixture, tmp_path: Path) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    repo.write("a.py", "x = 2\ny = 'caf\xe9'\n")
+    repo.write("b b/é.txt", b"\xff\xfe raw\r\n")
+    repo.stage()
+
+    outcome = run_review(open_repo(repo.root), ChangeRequest(mode="staged"), Config(),
+                         tmp_path / "runs")
+    written = sorted(p.name for p in outcome.run_dir.path.iterdir())
+    assert written == ["step1_diff.json", "step3_planner_index.json",
+                       "step3_review_index.json", "step9_report.json"]
+    for name in STEPS:
+        loaded = outcome.run_dir.read(name)
+        assert type(loaded) is STEPS[name][1]
+    assert outcome.run_dir.read("diff") == outcome.diff
+    assert outcome.run_dir.read("review_index") == outcome.index
+    assert outcome.run_dir.read("report") == outcome.report
+
+
+def test_output_dir_is_git_ignored(repo: GitFixture) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.stage()
+    run_review(open_repo(repo.root), ChangeRequest(mode="staged"), Config(),
+               repo.root / ".reviewbot" / "runs")
+    assert (repo.root / ".reviewbot" / "runs" / ".gitignore").is_file()
+    assert repo.git("status", "--porcelain", "--untracked-files=all") == "A  a.py\n"
+
+
+def test_a_broken_artifact_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "step1_diff.json"
+    bad.write_text('{"units": "nope"}')
+    with pytest.raises(ArtifactError, match="step1_diff.json is not a valid diff artifact"):
+        load_artifact(bad, "diff")
+    with pytest.raises(ArtifactError, match="does not exist"):
+        load_artifact(tmp_path / "missing.json", "diff")
+
+
+def test_unwritable_output_dir_is_a_config_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigError, match="--output-dir"):
+        create_run_dir(blocker / "runs", "run1")

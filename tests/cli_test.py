@@ -1,0 +1,127 @@
+"""The command line: output contracts, exit codes, and the top-level error handler."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewbot import cli
+from reviewbot.cli import main
+from tests.conftest import GitFixture
+
+FINDING_KEYS = {"file_path", "start_line", "end_line", "severity", "category", "rule_id",
+                "title", "message", "suggestion", "source", "unit_id"}
+
+
+def run_cli(repo: GitFixture, capsys: pytest.CaptureFixture[str],
+            *args: str) -> tuple[int, str, str]:
+    code = main(["--repo", str(repo.root), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_lists_units_and_artifacts(repo: GitFixture,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("app.py", "a = 1\n")
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--mode", "staged", "--offline")
+    assert code == 0
+    assert "1 units in 1 files" in out
+    assert "app.py L1  add python +1 -0" in out
+    run_dir = Path(out.rsplit("artifacts in ", 1)[1].strip())
+    assert (run_dir / "step1_diff.json").is_file()
+    assert run_dir.parent == repo.root / ".reviewbot" / "runs"
+
+
+def test_json_output_contract(repo: GitFixture, capsys: pytest.CaptureFixture[str],
+                              tmp_path: Path) -> None:
+    repo.write("app.py", "a = 1\n")
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--format", "json", "--output-dir", str(tmp_path))
+    doc = json.loads(out)
+    assert code == 0
+    assert set(doc) == {"run_id", "findings", "units", "stats"}
+    assert (tmp_path / doc["run_id"] / "step9_report.json").is_file()
+    [unit] = doc["units"]
+    assert unit["file_path"] == "app.py" and "hunk" not in unit
+    assert doc["stats"]["units"] == 1
+
+
+def test_finding_fields_match_the_published_names() -> None:
+    from reviewbot.schema import Finding
+    assert set(Finding.model_fields) == FINDING_KEYS
+
+
+def test_empty_change_says_nothing_to_review(repo: GitFixture,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit()
+    code, out, _ = run_cli(repo, capsys)
+    assert code == 0
+    assert "nothing to review" in out
+
+
+def test_usage_errors_exit_2_with_the_fix(repo: GitFixture,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    repo.commit()
+    code, _, err = run_cli(repo, capsys, "--mode", "pr")
+    assert code == 2
+    assert err.strip() == ("reviewbot: error: --mode pr needs --base REV "
+                           "(the branch the change will merge into).")
+
+
+def test_not_a_repository_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--repo", str(tmp_path)])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "is not inside a git repository" in err
+
+
+def test_bad_config_exits_2(repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write(".reviewbot.toml", 'fail_level = "fatal"\n')
+    code, _, err = run_cli(repo, capsys)
+    assert code == 2
+    assert "fail_level must be one of error, warning, info" in err
+
+
+def test_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--mode", "everything"])
+    assert exc.value.code == 2
+
+
+def test_internal_error_is_one_line_and_a_log(repo: GitFixture, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    def explode(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "open_repo", explode)
+    code, out, err = run_cli(repo, capsys)
+    assert code == 3
+    assert out == ""
+    assert err.startswith("reviewbot: internal error: RuntimeError: boom (traceback in ")
+    assert "Traceback" not in err
+    log = Path(err.split("traceback in ", 1)[1].split(";", 1)[0])
+    assert "RuntimeError: boom" in log.read_text()
+
+
+def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> None:
+    """The hook must not pay for importing openai (~0.8 s) or PyGithub."""
+    # Both are installed, so only reviewbot's own discipline keeps them out.
+    assert importlib.util.find_spec("openai") and importlib.util.find_spec("github")
+    repo.write("app.py", "import os\nos.system('ls')\n")
+    repo.stage()
+    probe = (
+        "import sys\n"
+        "from reviewbot.cli import main\n"
+        f"code = main(['--repo', {str(repo.root)!r}, '--offline', '--format', 'json'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'github'))\n"
+        "print('HEAVY', heavy, code, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True)
+    assert "HEAVY [] 0" in result.stderr
