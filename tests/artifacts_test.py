@@ -47,7 +47,7 @@ def test_output_dir_is_git_ignored(repo: GitFixture) -> None:
 def test_a_broken_artifact_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "step1_diff.json"
     bad.write_text('{"units": "nope"}')
-    with pytest.raises(ArtifactError, match="step1_diff.json is not a valid diff artifact"):
+    with pytest.raises(ArtifactError, match=r"step1_diff\.json is not a valid diff artifact"):
         load_artifact(bad, "diff")
     with pytest.raises(ArtifactError, match="does not exist"):
         load_artifact(tmp_path / "missing.json", "diff")
