@@ -14,11 +14,12 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from reviewbot.errors import ArtifactError, ConfigError
-from reviewbot.schema import DiffResult, PlannerIndex, ReviewIndex, RunReport
+from reviewbot.schema import DiffResult, PlannerIndex, ReviewIndex, RulesResult, RunReport
 
 # name -> (step number, model). The one list of what a run can write.
 STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "diff": (1, DiffResult),
+    "rules": (2, RulesResult),
     "review_index": (3, ReviewIndex),
     "planner_index": (3, PlannerIndex),
     "report": (9, RunReport),

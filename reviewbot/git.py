@@ -94,6 +94,16 @@ class GitRepo:
         status, out, _ = self._execute(["show", f"{rev}:{path}"])
         return out if status == 0 else None
 
+    def read_worktree(self, path: str) -> bytes | None:
+        """A file from the working tree; None unless it is a regular file inside the root."""
+        target = (self.root / path).resolve()
+        if not target.is_relative_to(self.root) or not target.is_file():
+            return None
+        try:
+            return target.read_bytes()
+        except OSError:
+            return None
+
     def _execute(self, args: Sequence[str]) -> tuple[int, bytes, bytes]:
         command = ["git", *_CONFIG_OVERRIDES, *args]
         result = self._repo.git.execute(

@@ -10,9 +10,10 @@ from pathlib import Path
 
 from reviewbot.artifacts import RunDir, create_run_dir, new_run_id
 from reviewbot.config import Config
-from reviewbot.diff import collect
+from reviewbot.diff import collect, new_side_reader
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.rules import run_rules
 from reviewbot.schema import (
     SEVERITY_RANK,
     ChangeRequest,
@@ -42,11 +43,15 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config,
     diff = collect(repo, request)
     run_dir.write("diff", diff)
 
-    index = build_review_index(diff, timestamp=now.isoformat(timespec="seconds"))
+    rules = run_rules(diff.units, new_side_reader(repo, diff), config)
+    run_dir.write("rules", rules)
+
+    reviewed = diff.model_copy(update={"units": rules.units})
+    index = build_review_index(reviewed, timestamp=now.isoformat(timespec="seconds"))
     run_dir.write("review_index", index)
     run_dir.write("planner_index", build_planner_index(index))
 
-    findings: tuple[Finding, ...] = ()
+    findings = rules.findings
     report = RunReport(
         run_id=run_dir.run_id,
         findings=findings,

@@ -150,6 +150,15 @@ class Finding(Frozen):
     unit_id: str | None = None
 
 
+class RulesResult(Frozen):
+    """Step 2: units with their rule fields filled, and the findings rules made."""
+
+    units: tuple[ReviewUnit, ...]
+    findings: tuple[Finding, ...] = ()
+    # Units dropped by the config's ignore globs.
+    ignored_units: int = 0
+
+
 class IndexUnit(Frozen):
     """A unit in review_index: everything but the diff text (seed 004 section 6)."""
 

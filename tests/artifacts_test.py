@@ -25,7 +25,7 @@ def test_every_artifact_of_a_run_round_trips(repo: GitFixture, tmp_path: Path) -
     outcome = run_review(open_repo(repo.root), ChangeRequest(mode="staged"), Config(),
                          tmp_path / "runs")
     written = sorted(p.name for p in outcome.run_dir.path.iterdir())
-    assert written == ["step1_diff.json", "step3_planner_index.json",
+    assert written == ["step1_diff.json", "step2_rules.json", "step3_planner_index.json",
                        "step3_review_index.json", "step9_report.json"]
     for name in STEPS:
         loaded = outcome.run_dir.read(name)

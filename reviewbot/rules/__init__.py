@@ -1,0 +1,118 @@
+"""Step 2: the rule engine. Tags and rates every unit, and reports what rules can find.
+
+`RULES` is the one registry: every rule of every family module, by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+
+from reviewbot.config import Config
+from reviewbot.rules import hygiene, patterns, python_ast, secrets, workflows
+from reviewbot.rules.base import SECRETS_ONLY_TAGS, FileChange, Hit, Rule, suppressed
+from reviewbot.rules.tagging import apply, assess, content_tags, matches_any, path_tags
+from reviewbot.schema import SEVERITY_RANK, Finding, ReviewUnit, RulesResult, Severity
+
+_ALL: tuple[Rule, ...] = (
+    *secrets.RULES, *python_ast.RULES, *patterns.RULES, *workflows.RULES, *hygiene.RULES,
+)
+# Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.
+RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
+
+_LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
+
+ReadNew = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class _Anchored:
+    finding: Finding
+    unit_id: str
+
+
+def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config) -> RulesResult:
+    """Tag and rate every unit and collect the findings rules can make on added lines."""
+    all_units = tuple(units)
+    kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
+    findings: list[Finding] = []
+    for change in _file_changes(kept, read_new):
+        findings += _check_file(change, config)
+    findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
+    by_unit: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_unit.setdefault(finding.unit_id or "", []).append(finding)
+    rated = tuple(apply(u, assess(u, by_unit.get(u.unit_id, []))) for u in kept)
+    return RulesResult(units=rated, findings=tuple(findings),
+                       ignored_units=len(all_units) - len(kept))
+
+
+def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[FileChange]:
+    grouped: dict[str, list[ReviewUnit]] = {}
+    for unit in units:
+        if unit.patch_type not in ("delete", "binary") and unit.language != "submodule":
+            grouped.setdefault(unit.file_path, []).append(unit)
+    changes = []
+    for path, file_units in grouped.items():
+        tags = set(path_tags(path))
+        if "generated" in content_tags(file_units[0]):
+            tags.add("generated")
+        changes.append(FileChange(
+            path=path, language=file_units[0].language, tags=frozenset(tags),
+            units=tuple(file_units), read_new=partial(read_new, path),
+        ))
+    return changes
+
+
+def _check_file(change: FileChange, config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: set[tuple[str, int]] = set()
+    for rule in RULES.values():
+        setting = config.rule(rule.id)
+        if not setting.enabled or not rule.applies_to(change):
+            continue
+        if change.tags & SECRETS_ONLY_TAGS and rule.category != "secrets":
+            continue
+        for hit in rule.check(change):
+            anchored = _anchor(hit, rule, change, setting.severity)
+            if anchored and (hit.rule_id, hit.line) not in seen:
+                seen.add((hit.rule_id, hit.line))
+                findings.append(anchored.finding)
+    return findings
+
+
+def _anchor(hit: Hit, rule: Rule, change: FileChange,
+            configured: Severity | None) -> _Anchored | None:
+    """The finding for a hit on an added line, or None (not on the change, or suppressed)."""
+    lines = range(hit.line, hit.last_line + 1)
+    unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
+    if unit is None:
+        return None
+    if any(suppressed(change.added_by_line.get(n, ""), rule.id) for n in lines):
+        return None
+    severity = configured or _default_severity(hit, rule, change)
+    finding = Finding(
+        file_path=change.path, start_line=hit.line, end_line=hit.last_line,
+        severity=severity, category=rule.category, rule_id=rule.id,
+        title=hit.title or rule.title, message=hit.message, suggestion=hit.suggestion,
+        source="rule", unit_id=unit.unit_id,
+    )
+    return _Anchored(finding=finding, unit_id=unit.unit_id)
+
+
+def _default_severity(hit: Hit, rule: Rule, change: FileChange) -> Severity:
+    severity = hit.severity or rule.severity
+    # Test code runs on developer machines with fixture data: one level quieter.
+    if "test_file" in change.tags and rule.category != "secrets":
+        severity = _LOWER[severity]
+    return severity
+
+
+def _adds_line(unit: ReviewUnit, number: int) -> bool:
+    return unit.hunk is not None and any(
+        line.new_lineno == number for line in unit.hunk.lines if line.kind == "add")
+
+
+def at_or_above(findings: Iterable[Finding], level: Severity) -> list[Finding]:
+    return [f for f in findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[level]]

@@ -1,0 +1,144 @@
+"""What every rule is and sees: the Rule Protocol, the file change it checks, its hits."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
+
+from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
+
+# What reviews a unit that is generated, vendored or a lockfile: secrets only.
+SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
+
+
+class Rule(Protocol):
+    """One check. `check` sees a whole file's change and yields hits on its lines."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def severity(self) -> Severity: ...
+
+    @property
+    def category(self) -> Category: ...
+
+    @property
+    def rationale(self) -> str: ...
+
+    def applies_to(self, change: FileChange) -> bool: ...
+
+    def check(self, change: FileChange) -> Iterator[Hit]: ...
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A problem a rule found, on new-side lines. `severity` overrides the rule's default."""
+
+    rule_id: str
+    line: int
+    message: str
+    end_line: int | None = None
+    suggestion: str = ""
+    severity: Severity | None = None
+    title: str | None = None
+
+    @property
+    def last_line(self) -> int:
+        return self.end_line if self.end_line is not None else self.line
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """The descriptive half of a rule; rule classes embed one."""
+
+    id: str
+    title: str
+    severity: Severity
+    category: Category
+    rationale: str
+
+
+@dataclass(frozen=True)
+class RuleBase:
+    """Implements the descriptive half of `Rule` from a RuleInfo; subclasses add `check`."""
+
+    info: RuleInfo
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def title(self) -> str:
+        return self.info.title
+
+    @property
+    def severity(self) -> Severity:
+        return self.info.severity
+
+    @property
+    def category(self) -> Category:
+        return self.info.category
+
+    @property
+    def rationale(self) -> str:
+        return self.info.rationale
+
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added)
+
+
+@dataclass
+class FileChange:
+    """One file's change as rules see it: its units, added lines, and (lazily) new content."""
+
+    path: str
+    language: str
+    tags: frozenset[str]
+    units: tuple[ReviewUnit, ...]
+    read_new: Callable[[], str | None] = field(repr=False, default=lambda: None)
+    # Per-file analyses that several rules share (e.g. a parsed tree with its imports).
+    memo: dict[str, object] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def added(self) -> tuple[DiffLine, ...]:
+        return tuple(line for unit in self.units if unit.hunk for line in unit.hunk.added())
+
+    @cached_property
+    def added_by_line(self) -> dict[int, str]:
+        return {line.new_lineno: line.text for line in self.added if line.new_lineno is not None}
+
+    @cached_property
+    def new_text(self) -> str | None:
+        return self.read_new()
+
+    @cached_property
+    def python_tree(self) -> ast.Module | None:
+        """The new side's syntax tree, or None when it does not parse (yet)."""
+        text = self.new_text
+        if text is None:
+            return None
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+
+
+_SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+
+
+def suppressed(line_text: str, rule_id: str) -> bool:
+    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) on the line."""
+    for match in _SUPPRESSION.finditer(line_text):
+        ids = match.group("ids")
+        if ids is None or rule_id in {part.strip() for part in ids.split(",")}:
+            return True
+    return False

@@ -1,0 +1,58 @@
+"""Language-independent hygiene: merge conflict markers and untracked TODOs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+
+_MARKER = re.compile(r"^(<{7}|>{7}|\|{7})(\s|$)")
+_SEPARATOR = re.compile(r"^={7}$")
+_TODO = re.compile(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
+# An issue number (#12, PROJ-12), a link, or an owner: the TODO is tracked somewhere.
+_TRACKED = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
+                      re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ConflictMarkerRule(RuleBase):
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added) and change.language not in ("binary",)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        lines = change.added_by_line
+        has_marker = any(_MARKER.match(text) for text in lines.values())
+        for number, text in lines.items():
+            # A bare ======= is also a reStructuredText/Markdown underline.
+            if _MARKER.match(text) or (has_marker and _SEPARATOR.match(text)):
+                yield Hit(rule_id=self.id, line=number,
+                          message="A merge conflict marker was committed.",
+                          suggestion="Resolve the conflict and remove the markers.")
+
+
+@dataclass(frozen=True)
+class UntrackedTodoRule(RuleBase):
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added) and "docs" not in change.tags
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        for number, text in change.added_by_line.items():
+            match = _TODO.search(text)
+            if match and not _TRACKED.search(text[match.end():]):
+                yield Hit(rule_id=self.id, line=number,
+                          message=f"{match.group(2)} added without an issue reference.",
+                          suggestion="Link the issue (e.g. `TODO(#123): ...`) so it is not "
+                                     "forgotten.")
+
+
+RULES = (
+    ConflictMarkerRule(RuleInfo(
+        id="conflict-marker", title="Merge conflict marker", severity="error", category="bug",
+        rationale="Conflict markers break the file for every reader and parser.")),
+    UntrackedTodoRule(RuleInfo(
+        id="todo-without-issue", title="TODO without an issue reference", severity="info",
+        category="maintainability",
+        rationale="Untracked TODOs are forgotten; an issue reference keeps them visible.")),
+)

@@ -1,0 +1,212 @@
+"""Line-pattern rules for JavaScript/TypeScript, Go, Java, shell, Dockerfiles and SQL.
+
+Each rule has variants tried in order; the first that matches an added line decides
+the severity and message. Comment lines are skipped: a line that talks about eval()
+is not a call to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.lexical import is_comment
+from reviewbot.schema import Category, Severity
+
+JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
+GO = frozenset({"go"})
+JAVA = frozenset({"java", "kotlin", "scala"})
+SHELLISH = frozenset({"shell", "dockerfile", "make", "yaml"})
+SQL = frozenset({"sql"})
+
+
+@dataclass(frozen=True)
+class Variant:
+    pattern: re.Pattern[str]
+    severity: Severity | None
+    message: str
+
+
+@dataclass(frozen=True)
+class PatternRule(RuleBase):
+    languages: frozenset[str]
+    variants: tuple[Variant, ...]
+    suggestion: str
+    unless: re.Pattern[str] | None = None
+    skip_tags: frozenset[str] = frozenset()
+
+    def applies_to(self, change: FileChange) -> bool:
+        return (change.language in self.languages and bool(change.added)
+                and not change.tags & self.skip_tags)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        for number, text in change.added_by_line.items():
+            if is_comment(text, change.language) or (self.unless and self.unless.search(text)):
+                continue
+            variant = next((v for v in self.variants if v.pattern.search(text)), None)
+            if variant is not None:
+                yield Hit(rule_id=self.id, line=number, severity=variant.severity,
+                          message=variant.message, suggestion=self.suggestion)
+
+
+def _v(pattern: str, severity: Severity | None, message: str, flags: int = 0) -> Variant:
+    return Variant(re.compile(pattern, flags), severity, message)
+
+
+def _rule(rule_id: str, title: str, severity: Severity, category: Category,
+          languages: frozenset[str], variants: tuple[Variant, ...], suggestion: str,
+          rationale: str, unless: str | None = None,
+          skip_tags: frozenset[str] = frozenset()) -> PatternRule:
+    return PatternRule(
+        info=RuleInfo(id=rule_id, title=title, severity=severity, category=category,
+                      rationale=rationale),
+        languages=languages, variants=variants, suggestion=suggestion,
+        unless=re.compile(unless) if unless else None, skip_tags=skip_tags,
+    )
+
+
+_TESTS = frozenset({"test_file"})
+
+RULES = (
+    _rule("js.eval", "eval or new Function", "warning", "security", JS, (
+        _v(r"(?<![\w.$])eval\s*\(", None, "`eval` runs a string as code."),
+        _v(r"\bnew\s+Function\s*\(", None, "`new Function` compiles a string into code."),
+    ), "Parse data with JSON.parse; dispatch on values instead of building code.",
+        "Code built from strings runs whatever the string says."),
+    _rule("js.command-injection", "Shell command built from a template", "error", "security",
+          JS, (
+        _v(r"\b(exec|execSync)\s*\(\s*`[^`]*\$\{", None,
+           "A shell command is built with a template literal: input in it can run commands."),
+        _v(r"\b(exec|execSync)\s*\(\s*(['\"])[^'\"]*\2\s*\+", None,
+           "A shell command is built by concatenation: input in it can run commands."),
+    ), "Use execFile/spawn with an argument array instead of a shell string.",
+        "child_process.exec passes its string to a shell."),
+    _rule("js.inner-html", "HTML injected without escaping", "warning", "security", JS, (
+        _v(r"\.(innerHTML|outerHTML)\s*\+?=(?!=)", None,
+           "Assigning to innerHTML/outerHTML parses the value as HTML (XSS if it holds input)."),
+        _v(r"\binsertAdjacentHTML\s*\(|\bdocument\.write(ln)?\s*\(", None,
+           "This writes raw HTML into the page (XSS if it holds input)."),
+        _v(r"dangerouslySetInnerHTML", None,
+           "dangerouslySetInnerHTML renders raw HTML (XSS if it holds input)."),
+        _v(r"\bv-html\s*=", None, "v-html renders raw HTML (XSS if it holds input)."),
+    ), "Set textContent, or sanitise with DOMPurify before inserting HTML.",
+        "Raw HTML from input is cross-site scripting.",
+        unless=r"\.(innerHTML|outerHTML)\s*=\s*(['\"`])\2\s*;?\s*$"),
+    _rule("js.tls-disabled", "TLS verification disabled", "error", "security",
+          JS | SHELLISH, (
+        _v(r"rejectUnauthorized\s*:\s*false", None,
+           "rejectUnauthorized: false accepts any certificate."),
+        _v(r"NODE_TLS_REJECT_UNAUTHORIZED['\"]?\s*[=:]\s*['\"]?0", None,
+           "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks for the process."),
+    ), "Keep verification on; add a private CA with the `ca` option or NODE_EXTRA_CA_CERTS.",
+        "Without certificate checks TLS protects against nobody."),
+    _rule("js.weak-hash", "MD5/SHA-1 hash", "info", "security", JS, (
+        _v(r"createHash\(\s*['\"](md5|sha1)['\"]", None,
+           "MD5/SHA-1 are broken for security use; fine for checksums."),
+    ), "Use sha256 (or a password hash such as scrypt/argon2 for passwords).",
+        "MD5 and SHA-1 collide."),
+    _rule("js.debugger", "debugger statement", "warning", "maintainability", JS, (
+        _v(r"^\s*debugger\s*;?\s*$", None, "`debugger` stops the page in the dev tools."),
+    ), "Remove it before committing.", "Debugger statements left in code halt users."),
+    _rule("js.console-log", "console.log left in code", "info", "maintainability", JS, (
+        _v(r"\bconsole\.(log|debug|trace)\s*\(", None,
+           "console.log is usually a debugging leftover."),
+    ), "Remove it, or use the project's logger.", "Leftover logging clutters output.",
+        skip_tags=_TESTS),
+    _rule("go.sql-injection", "SQL built by string formatting", "warning", "security", GO, (
+        _v(r"\.(Query|QueryRow|Exec|Prepare)(Context)?\(\s*(ctx\s*,\s*)?"
+           r"(fmt\.Sprintf\(|\"[^\"]*\"\s*\+)", "error",
+           "A query built by formatting is executed: values can change the query."),
+        _v(r"fmt\.Sprintf\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE)\b", None,
+           "A SQL query is built with fmt.Sprintf.", re.IGNORECASE),
+    ), "Use placeholders: db.Query(\"... WHERE id = $1\", id).",
+        "Formatted SQL lets values change the query."),
+    _rule("go.command-injection", "Shell command built at run time", "warning", "security", GO, (
+        _v(r"exec\.Command(Context)?\([^)]*\"(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*"
+           r"(fmt\.Sprintf|[^\")][^)]*\+)", "error",
+           "A formatted command is run through `sh -c`: input in it can run commands."),
+        _v(r"exec\.Command(Context)?\([^)]*\"(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*[A-Za-z_]", None,
+           "A non-constant command is run through `sh -c`."),
+    ), "Run the program directly: exec.Command(\"tool\", arg).",
+        "sh -c interprets its string as a shell script."),
+    _rule("go.tls-disabled", "TLS verification disabled", "error", "security", GO, (
+        _v(r"InsecureSkipVerify\s*:\s*true", None, "InsecureSkipVerify accepts any certificate."),
+    ), "Keep verification on; add a private CA to tls.Config.RootCAs.",
+        "Without certificate checks TLS protects against nobody."),
+    _rule("go.weak-hash", "MD5/SHA-1 hash", "info", "security", GO, (
+        _v(r"\b(md5|sha1)\.(New|Sum)\(", None,
+           "MD5/SHA-1 are broken for security use; fine for checksums."),
+    ), "Use crypto/sha256, or bcrypt/argon2 for passwords.", "MD5 and SHA-1 collide."),
+    _rule("java.sql-injection", "SQL built by string concatenation", "warning", "security",
+          JAVA, (
+        _v(r"\.(executeQuery|executeUpdate|execute|prepareStatement|addBatch|createQuery|"
+           r"createNativeQuery)\(\s*\"[^\"]*\"\s*\+", "error",
+           "A query built by concatenation is executed: values can change the query."),
+        _v(r"String\.format\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE)\b", None,
+           "A SQL query is built with String.format.", re.IGNORECASE),
+    ), "Use a PreparedStatement with ? placeholders and setString/setInt.",
+        "Concatenated SQL lets values change the query."),
+    _rule("java.command-injection", "Command built at run time", "warning", "security", JAVA, (
+        _v(r"\.exec\(\s*(\"[^\"]*\"\s*\+|\w+\s*\+)", "error",
+           "Runtime.exec gets a command built by concatenation."),
+        _v(r"new\s+ProcessBuilder\(\s*\"(ba)?sh\"\s*,\s*\"-c\"", None,
+           "A command is run through `sh -c`."),
+    ), "Pass the program and its arguments separately to ProcessBuilder.",
+        "A command string built from input can run other commands."),
+    _rule("java.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
+          JAVA, (
+        _v(r"new\s+ObjectInputStream\s*\(", None,
+           "ObjectInputStream runs code from the classes named in the data it reads."),
+        _v(r"\bnew\s+XMLDecoder\s*\(|enableDefaultTyping\s*\(", None,
+           "This deserialiser instantiates types chosen by the data."),
+    ), "Read data in a plain format (JSON with fixed types); add an ObjectInputFilter if not.",
+        "Java deserialisation of untrusted data is remote code execution."),
+    _rule("java.tls-disabled", "TLS verification disabled", "error", "security", JAVA, (
+        _v(r"NoopHostnameVerifier|ALLOW_ALL_HOSTNAME_VERIFIER|TrustAllStrategy|"
+           r"setHostnameVerifier\(\s*\(\s*\w*\s*,\s*\w*\s*\)\s*->\s*true", None,
+           "Host name or certificate checking is switched off."),
+    ), "Keep the default verifier; add a private CA to the trust store.",
+        "Without certificate checks TLS protects against nobody."),
+    _rule("java.weak-hash", "MD5/SHA-1 hash", "info", "security", JAVA, (
+        _v(r"MessageDigest\.getInstance\(\s*\"(MD5|SHA-?1)\"", None,
+           "MD5/SHA-1 are broken for security use; fine for checksums.", re.IGNORECASE),
+    ), "Use SHA-256, or a password hash for passwords.", "MD5 and SHA-1 collide."),
+    _rule("java.debug-leftover", "Console output or printStackTrace", "info", "maintainability",
+          JAVA, (
+        _v(r"System\.(out|err)\.print(ln|f)?\(|\.printStackTrace\(\s*\)", None,
+           "Console output is usually a debugging leftover."),
+    ), "Use the project's logger.", "Leftover output clutters logs.", skip_tags=_TESTS),
+    _rule("shell.curl-pipe-shell", "Downloaded script piped into a shell", "warning",
+          "security", SHELLISH, (
+        _v(r"\b(curl|wget)\b[^|#]*\|\s*(sudo\s+)?(ba|z)?sh\b", None,
+           "A script is downloaded and run without being checked."),
+    ), "Download to a file, verify its checksum or signature, then run it.",
+        "Whoever controls the URL controls the machine."),
+    _rule("shell.eval", "eval of a variable", "warning", "security", frozenset({"shell"}), (
+        _v(r"^\s*eval\s+[\"']?\$", None, "`eval` runs the variable's value as shell code."),
+    ), "Use arrays for commands, or `case` to dispatch.",
+        "eval of data is code injection."),
+    _rule("shell.world-writable", "World-writable permissions", "warning", "security",
+          SHELLISH, (
+        _v(r"\bchmod\s+(-R\s+)?(0?777|0?666|a\+r?w|o\+r?w)\b", None,
+           "chmod gives every local user write access."),
+    ), "Grant the owner (and group) only: 644 for files, 755 for directories.",
+        "Any local user can change a world-writable file."),
+    _rule("shell.tls-disabled", "TLS verification disabled", "warning", "security", SHELLISH, (
+        _v(r"\bcurl\b.*\s(-k|--insecure)\b", None, "curl -k accepts any certificate."),
+        _v(r"\bwget\b.*--no-check-certificate", None,
+           "wget --no-check-certificate accepts any certificate."),
+        _v(r"GIT_SSL_NO_VERIFY|http\.sslVerify\s+false", None,
+           "git's TLS verification is switched off."),
+    ), "Keep verification on; install the CA certificate instead.",
+        "Without certificate checks TLS protects against nobody."),
+    _rule("sql.destructive", "Destructive SQL", "warning", "bug", SQL, (
+        _v(r"\bDROP\s+(TABLE|COLUMN|DATABASE|SCHEMA)\b|\bTRUNCATE\b", None,
+           "This statement destroys data; check it is intended and reversible.", re.IGNORECASE),
+        _v(r"\bDELETE\s+FROM\s+[\w.\"`]+\s*;", None, "DELETE without WHERE empties the table.",
+           re.IGNORECASE),
+    ), "Back up or migrate the data first; in migrations provide a down step.",
+        "Dropped data does not come back."),
+)

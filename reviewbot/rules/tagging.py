@@ -1,0 +1,298 @@
+"""Tags, risk rating and context suggestions for each unit (seed 004 section 1).
+
+Tags come from the path (what kind of file) and the hunk (what kind of edit). The
+rating turns tags and findings into `rule_context_level`, `rule_confidence`,
+`rule_notes`, `rule_extra_requests` and the slim `agent_decision`. Confidence is
+raised for security and config units and lowered for noisy tags (seed 004 section 6).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatch
+from pathlib import PurePosixPath
+
+from reviewbot.rules.base import SECRETS_ONLY_TAGS
+from reviewbot.rules.lexical import comment_body, is_comment, is_import
+from reviewbot.schema import (
+    SEVERITY_RANK,
+    AgentDecision,
+    ContextLevel,
+    DiffLine,
+    ExtraRequest,
+    Finding,
+    Priority,
+    ReviewUnit,
+)
+
+LARGE_CHANGE_LINES = 200
+
+# (tag, glob patterns on the lower-cased path). A path can carry several tags.
+_PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("lockfile", ("*package-lock.json", "*yarn.lock", "*pnpm-lock.yaml", "*poetry.lock",
+                  "*pipfile.lock", "*cargo.lock", "*go.sum", "*gemfile.lock",
+                  "*composer.lock", "*uv.lock", "*npm-shrinkwrap.json")),
+    ("vendored", ("vendor/*", "*/vendor/*", "third_party/*", "*/third_party/*",
+                  "node_modules/*", "*/node_modules/*", "external/*", "*/_vendor/*")),
+    ("generated", ("*.min.js", "*.min.css", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go",
+                   "*.generated.*", "*_generated.*", "dist/*", "*/dist/*", "*.snap")),
+    ("ci_workflow", (".github/workflows/*", ".gitlab-ci.yml", "jenkinsfile", "*/jenkinsfile",
+                     ".circleci/*", "azure-pipelines.yml", ".travis.yml",
+                     "bitbucket-pipelines.yml", ".github/actions/*")),
+    ("dependency_manifest", ("*requirements*.txt", "pyproject.toml", "*/pyproject.toml",
+                             "setup.py", "setup.cfg", "pipfile", "*package.json", "go.mod",
+                             "*/go.mod", "*cargo.toml", "*pom.xml", "*build.gradle*",
+                             "gemfile", "*composer.json", "*environment.yml")),
+    ("migration", ("*/migrations/*", "migrations/*", "*/migrate/*", "*alembic/versions/*",
+                   "*/db/migrate/*", "*flyway/*", "*/changelog/*.sql")),
+    ("routing_file", ("*urls.py", "*routes.*", "*/routes/*", "*router.*", "*/routers/*",
+                      "*routing.*", "config/routes.rb")),
+    ("test_file", ("tests/*", "*/tests/*", "test/*", "*/test/*", "*/__tests__/*",
+                   "test_*.py", "*/test_*.py", "*_test.py", "*_test.go", "*.test.*",
+                   "*.spec.*", "*/src/test/*", "*/testdata/*", "testdata/*", "conftest.py",
+                   "*/conftest.py", "*/fixtures/*")),
+    ("docs", ("*.md", "*.rst", "*.adoc", "docs/*", "*/docs/*", "doc/*", "license*",
+              "changelog*", "*/changelog*", "authors*", "*.txt")),
+    ("config_file", ("*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties",
+                     "*.env", ".env*", "*/.env*", "*settings.py", "*config.py", "*/config/*",
+                     "config/*", "dockerfile", "*/dockerfile", "*docker-compose*.yml",
+                     "*.json", "*.tf", "*.hcl")),
+)
+
+# security_sensitive: (reason, pattern over changed lines or the path).
+_SECURITY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in (
+        ("auth", r"\b(auth\w*|login|logout|passw\w*|credential\w*|session|cookie|csrf|jwt|"
+                 r"oauth\w*|sign_?in)\b"),
+        ("crypto", r"\b(crypto\w*|cipher|encrypt\w*|decrypt\w*|hashlib|hmac|bcrypt|scrypt|"
+                   r"pbkdf2|md5|sha1|random\.(random|randint)|secrets\.)"),
+        ("permissions", r"\b(permission\w*|acl|is_admin|is_superuser|role\w*|privilege\w*|"
+                        r"chmod|chown|umask|setuid|sudo)\b"),
+        ("deserialisation", r"\b(pickle|marshal|shelve|yaml\.(unsafe_)?load|"
+                            r"unserialize|ObjectInputStream|readObject|jsonpickle|dill)\b"),
+        ("subprocess", r"\b(subprocess|os\.system|os\.popen|popen|child_process|execSync|"
+                       r"spawn|Runtime\.getRuntime|exec\.Command|shell\s*=\s*True)\b|"
+                       r"\b(eval|exec)\s*\("),
+        ("sql", r"\b(select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|"
+                r"\.execute(many)?\s*\(|cursor|executeQuery|\.raw\s*\()"),
+        ("templates/html", r"(innerHTML|outerHTML|dangerouslySetInnerHTML|v-html|"
+                           r"render_template_string|mark_safe|Markup\(|\|\s*safe\b|"
+                           r"document\.write|autoescape)"),
+        ("network/tls", r"\b(ssl|tls|https?://|verify\s*=|certificate|cert_reqs|"
+                        r"InsecureSkipVerify|rejectUnauthorized|check_hostname|cors)\b"),
+        ("file paths from input", r"(\.\./|send_file|send_from_directory|"
+                                  r"(open|join|resolve)\s*\(.*\b(request|req|params|"
+                                  r"user_input|argv)\b)"),
+        ("secrets", r"\b(secret\w*|api[_-]?key|private[_-]?key|access[_-]?key|token)\b"),
+    )
+)
+_SECURITY_PATH = re.compile(
+    r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token|"
+    r"cert|ssl|tls)", re.IGNORECASE,
+)
+
+# Definitions whose signature change sends a reviewer to the callers.
+_DEFINITION = re.compile(
+    r"^\s*(?:async\s+def|def|function\*?|func(?:\s*\([^)]*\))?|"
+    r"(?:export\s+)?(?:async\s+)?function|"
+    r"(?:public|private|protected|static|final|\s)+[\w<>\[\], ]+)"
+    r"\s+(?P<name>[A-Za-z_]\w*)\s*\(",
+)
+_ARROW = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*"
+                    r"(?:async\s*)?(?:\([^)]*\)|\w+)\s*=>")
+_CONFIG_KEY = re.compile(
+    r"^\s*(?:\"(?P<json>[\w.-]+)\"\s*:|(?P<yaml>[\w.-]+)\s*:(?:\s|$)|"
+    r"(?P<assign>[A-Za-z_][\w.-]*)\s*=)",
+)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    tags: tuple[str, ...]
+    level: ContextLevel
+    confidence: float
+    priority: Priority
+    notes: tuple[str, ...]
+    requests: tuple[ExtraRequest, ...]
+
+
+def path_tags(path: str) -> list[str]:
+    lowered = path.lower()
+    return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
+
+
+def content_tags(unit: ReviewUnit, head_lines: Iterable[str] = ()) -> list[str]:
+    """Tags that describe the edit itself, from the hunk's added and removed lines."""
+    if unit.hunk is None:
+        return []
+    changed = [line for line in unit.hunk.lines if line.kind != "ctx"]
+    tags: list[str] = []
+    if changed and _only_whitespace(changed):
+        tags.append("only_whitespace")
+    meaningful = [line.text for line in changed if line.text.strip()]
+    if meaningful and all(is_comment(text, unit.language) for text in meaningful):
+        tags.append("only_comments")
+    if meaningful and _only_imports(meaningful, unit.language):
+        tags.append("only_imports")
+    if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
+        tags.append("large_change")
+    if any("do not edit" in text.lower() and "generated" in text.lower()
+           for text in head_lines):
+        tags.append("generated")
+    return tags
+
+
+def security_reasons(unit: ReviewUnit) -> list[str]:
+    """Why a unit is security sensitive (empty when it is not)."""
+    reasons: list[str] = []
+    if _SECURITY_PATH.search(unit.file_path):
+        reasons.append("path")
+    if unit.hunk is None:
+        return reasons
+    code = [line.text for line in unit.hunk.lines
+            if line.kind != "ctx" and not is_comment(line.text, unit.language)]
+    for reason, pattern in _SECURITY_PATTERNS:
+        if any(pattern.search(text) for text in code):
+            reasons.append(reason)
+    return reasons
+
+
+def assess(unit: ReviewUnit, findings: list[Finding]) -> Assessment:
+    """Tags, context level, confidence, priority, notes and requests for one unit."""
+    tags = path_tags(unit.file_path)
+    tags += content_tags(unit, _head_lines(unit))
+    reasons = security_reasons(unit) if not SECRETS_ONLY_TAGS & set(tags) else []
+    if findings and any(f.category in ("security", "secrets") for f in findings):
+        reasons.append("rule findings")
+    if reasons:
+        tags.append("security_sensitive")
+    tags = list(dict.fromkeys(tags))
+    notes = [f"tag {tag}" for tag in tags if tag != "security_sensitive"]
+    if reasons:
+        notes.append(f"security_sensitive: {', '.join(dict.fromkeys(reasons))}")
+    notes += [f"{f.rule_id} ({f.severity}) at L{f.start_line}" for f in findings]
+    level, confidence, priority = _rate(unit, set(tags), findings)
+    return Assessment(
+        tags=tuple(tags), level=level, confidence=confidence, priority=priority,
+        notes=tuple(notes), requests=tuple(_requests(unit, set(tags), findings, priority)),
+    )
+
+
+def apply(unit: ReviewUnit, assessment: Assessment) -> ReviewUnit:
+    return unit.model_copy(update={
+        "tags": assessment.tags,
+        "rule_context_level": assessment.level,
+        "rule_confidence": assessment.confidence,
+        "rule_notes": assessment.notes,
+        "rule_extra_requests": assessment.requests,
+        "agent_decision": AgentDecision(context_level=assessment.level,
+                                        priority=assessment.priority),
+    })
+
+
+_QUIET = frozenset({"only_whitespace", "only_comments", "only_docs", "docs"})
+
+
+def _rate(unit: ReviewUnit, tags: set[str],
+          findings: list[Finding]) -> tuple[ContextLevel, float, Priority]:
+    worst = max((SEVERITY_RANK[f.severity] for f in findings), default=-1)
+    if worst >= SEVERITY_RANK["warning"]:
+        return ("file_context" if unit.patch_type != "add" else "function"), 0.95, "high"
+    if "security_sensitive" in tags:
+        level: ContextLevel = "file_context" if "large_change" in tags else "function"
+        return level, 0.85, "high"
+    if tags & SECRETS_ONLY_TAGS:
+        return "diff_only", 0.95, "low"
+    if tags & _QUIET or "only_imports" in tags:
+        return "diff_only", 0.9, "low"
+    if tags & {"ci_workflow", "dependency_manifest", "migration", "routing_file"}:
+        return "file_context", 0.8, "medium"
+    if "config_file" in tags:
+        return "file_context", 0.75, "medium"
+    if unit.hunk is None:
+        return "diff_only", 0.8, "low"
+    if "test_file" in tags:
+        return "function", 0.6, "low"
+    if "large_change" in tags:
+        return "file_context", 0.6, "medium"
+    return "function", 0.5, "medium"
+
+
+def _requests(unit: ReviewUnit, tags: set[str], findings: list[Finding],
+              priority: Priority) -> list[ExtraRequest]:
+    requests: list[ExtraRequest] = []
+    risky = priority == "high" or "migration" in tags
+    if risky and unit.patch_type in ("modify", "rename") and unit.metrics.removed_lines:
+        requests.append(ExtraRequest(type="previous_version"))
+    for name in changed_signatures(unit):
+        requests.append(ExtraRequest(type="search_callers", details=name, symbol=name))
+    if "config_file" in tags:
+        for key in changed_config_keys(unit)[:3]:
+            requests.append(ExtraRequest(type="search_config_usage", details=key, keyword=key))
+    if findings:
+        requests.append(ExtraRequest(type="scanner_issues"))
+    return requests
+
+
+def changed_signatures(unit: ReviewUnit) -> list[str]:
+    """Names whose definition line was both removed and re-added differently."""
+    if unit.hunk is None:
+        return []
+    removed = _definitions(unit.hunk.removed())
+    added = _definitions(unit.hunk.added())
+    return [name for name, text in removed.items() if name in added and added[name] != text]
+
+
+def _definitions(lines: Iterable[DiffLine]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in lines:
+        match = _DEFINITION.match(line.text) or _ARROW.match(line.text)
+        if match and match.group("name") not in ("if", "for", "while", "switch", "return"):
+            found[match.group("name")] = " ".join(line.text.split())
+    return found
+
+
+def changed_config_keys(unit: ReviewUnit) -> list[str]:
+    if unit.hunk is None:
+        return []
+    keys: list[str] = []
+    for line in unit.hunk.lines:
+        if line.kind == "ctx" or is_comment(line.text, unit.language):
+            continue
+        match = _CONFIG_KEY.match(line.text)
+        if match:
+            key = match.group("json") or match.group("yaml") or match.group("assign")
+            if key and key not in keys and len(key) > 1:
+                keys.append(key)
+    return keys
+
+
+def _only_whitespace(changed: list[DiffLine]) -> bool:
+    def squash(kind: str) -> str:
+        return "".join("".join(line.text.split()) for line in changed if line.kind == kind)
+    return squash("add") == squash("del")
+
+
+def _only_imports(texts: list[str], language: str) -> bool:
+    return any(is_import(t, language) for t in texts) and all(
+        is_import(t, language) or _is_import_continuation(t) for t in texts)
+
+
+_CONTINUATION = re.compile(r"^\s*(?:[\w.]+(?:\s+as\s+\w+)?,?|\)|\"[\w./@-]+\",?|[{}],?)\s*$")
+
+
+def _is_import_continuation(text: str) -> bool:
+    return bool(_CONTINUATION.match(text))
+
+
+def _head_lines(unit: ReviewUnit) -> list[str]:
+    """The first lines of a new file, where generators put their banner."""
+    if unit.hunk is None or unit.hunk.new_start > 1:
+        return []
+    return [comment_body(line.text) for line in unit.hunk.lines[:5] if line.kind != "del"]
+
+
+def matches_any(path: str, globs: Iterable[str]) -> bool:
+    return any(fnmatch(path, g) or fnmatch(PurePosixPath(path).name, g) for g in globs)

@@ -1,0 +1,82 @@
+"""GitHub Actions workflows: privileged triggers and expression injection."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+
+_TRIGGER = re.compile(r"\bpull_request_target\b")
+# A checkout (or fetch) of the pull request's own code.
+_PR_HEAD = re.compile(r"github\.event\.pull_request\.head\.(sha|ref)|github\.head_ref|"
+                      r"refs/pull/[^/\s]+/(head|merge)")
+# Event fields an outside contributor writes.
+_UNTRUSTED = re.compile(
+    r"\$\{\{\s*(github\.event\.(issue|pull_request|comment|review|review_comment|discussion|"
+    r"head_commit|commits|pages)\b[\w.\[\]*]*\b(title|body|message|name|label|ref|email|"
+    r"head_ref|default_branch)\b|github\.head_ref)[^}]*\}\}",
+)
+# `KEY: ${{ ... }}` maps the value into env/with, which is the safe way to pass it.
+_MAPPING = re.compile(r"^\s*-?\s*(?!run\b)[\w-]+\s*:\s*[\"']?\$\{\{")
+
+
+@dataclass(frozen=True)
+class WorkflowRule(RuleBase):
+    def applies_to(self, change: FileChange) -> bool:
+        return "ci_workflow" in change.tags and change.language == "yaml" and bool(change.added)
+
+
+@dataclass(frozen=True)
+class PullRequestTargetCheckout(WorkflowRule):
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        text = change.new_text or ""
+        if not _TRIGGER.search(text):
+            return
+        lines = text.splitlines()
+        heads = [n for n, line in enumerate(lines, 1) if _PR_HEAD.search(line)]
+        if not heads:
+            return
+        triggers = [n for n, line in enumerate(lines, 1) if _TRIGGER.search(line)]
+        # Report where the change made it dangerous: the checkout line, else the trigger.
+        added = [n for n in heads if n in change.added_by_line] or [
+            n for n in triggers if n in change.added_by_line]
+        for number in added:
+            yield Hit(
+                rule_id=self.id, line=number,
+                message=("The workflow runs on pull_request_target (with secrets and a "
+                         "write token) and checks out the pull request's code, so a fork "
+                         "can run its own code with those privileges."),
+                suggestion=("Use the pull_request trigger for building PR code, or split into "
+                            "an unprivileged build and a workflow_run job that uses its "
+                            "artifacts."),
+            )
+
+
+@dataclass(frozen=True)
+class ExpressionInjection(WorkflowRule):
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        for number, text in change.added_by_line.items():
+            match = _UNTRUSTED.search(text)
+            if match and not _MAPPING.match(text):
+                yield Hit(
+                    rule_id=self.id, line=number,
+                    message=(f"`{match.group(0)}` is expanded into the script before it runs; "
+                             "a crafted title or branch name becomes shell code."),
+                    suggestion="Pass it through env (`env: TITLE: ${{ ... }}`) and use "
+                               "\"$TITLE\" in the script.",
+                )
+
+
+RULES = (
+    PullRequestTargetCheckout(RuleInfo(
+        id="gha.pull-request-target-checkout", title="pull_request_target runs PR code",
+        severity="error", category="security",
+        rationale="pull_request_target has secrets; checking out the PR head runs a fork's "
+                  "code with them.")),
+    ExpressionInjection(RuleInfo(
+        id="gha.expression-injection", title="Untrusted event data in a script",
+        severity="warning", category="security",
+        rationale="${{ }} is substituted into run scripts before the shell parses them.")),
+)
