@@ -12,7 +12,13 @@ from functools import partial
 from reviewbot.config import Config
 from reviewbot.rules import hygiene, patterns, python_ast, secrets, workflows
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, FileChange, Hit, Rule, suppressed
-from reviewbot.rules.tagging import apply, assess, content_tags, matches_any, path_tags
+from reviewbot.rules.tagging import (
+    apply,
+    assess,
+    has_generated_banner,
+    matches_any,
+    path_tags,
+)
 from reviewbot.schema import SEVERITY_RANK, Finding, ReviewUnit, RulesResult, Severity
 
 _ALL: tuple[Rule, ...] = (
@@ -56,7 +62,7 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[File
     changes = []
     for path, file_units in grouped.items():
         tags = set(path_tags(path))
-        if "generated" in content_tags(file_units[0]):
+        if has_generated_banner(file_units[0]):
             tags.add("generated")
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),

@@ -54,7 +54,7 @@ _PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    "*.spec.*", "*/src/test/*", "*/testdata/*", "testdata/*", "conftest.py",
                    "*/conftest.py", "*/fixtures/*")),
     ("docs", ("*.md", "*.rst", "*.adoc", "docs/*", "*/docs/*", "doc/*", "license*",
-              "changelog*", "*/changelog*", "authors*", "*.txt")),
+              "changelog*", "*/changelog*", "authors*", "readme*", "*/readme*")),
     ("config_file", ("*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties",
                      "*.env", ".env*", "*/.env*", "*settings.py", "*config.py", "*/config/*",
                      "config/*", "dockerfile", "*/dockerfile", "*docker-compose*.yml",
@@ -93,15 +93,18 @@ _SECURITY_PATH = re.compile(
     r"cert|ssl|tls)", re.IGNORECASE,
 )
 
-# Definitions whose signature change sends a reviewer to the callers.
-_DEFINITION = re.compile(
-    r"^\s*(?:async\s+def|def|function\*?|func(?:\s*\([^)]*\))?|"
-    r"(?:export\s+)?(?:async\s+)?function|"
-    r"(?:public|private|protected|static|final|\s)+[\w<>\[\], ]+)"
-    r"\s+(?P<name>[A-Za-z_]\w*)\s*\(",
-)
-_ARROW = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*"
-                    r"(?:async\s*)?(?:\([^)]*\)|\w+)\s*=>")
+# Definitions whose signature change sends a reviewer to the callers, per language family.
+_DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (
+    r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\(",
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+(?P<name>[\w$]+)\s*\(",
+    r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*"
+    r"(?:async\s*)?(?:\([^)]*\)|\w+)\s*=>",
+    r"^\s*func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*\(",
+    r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\s+(?P<name>\w+)",
+    # Java/C#/Kotlin/TS methods: at least one modifier, and no statement end on the line.
+    r"^\s*(?:(?:public|private|protected|static|final|abstract|synchronized|override|"
+    r"internal|async)\s+)+[\w<>\[\],.? ]*?\b(?P<name>\w+)\s*\([^;]*$",
+))
 _CONFIG_KEY = re.compile(
     r"^\s*(?:\"(?P<json>[\w.-]+)\"\s*:|(?P<yaml>[\w.-]+)\s*:(?:\s|$)|"
     r"(?P<assign>[A-Za-z_][\w.-]*)\s*=)",
@@ -123,7 +126,7 @@ def path_tags(path: str) -> list[str]:
     return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
 
 
-def content_tags(unit: ReviewUnit, head_lines: Iterable[str] = ()) -> list[str]:
+def content_tags(unit: ReviewUnit) -> list[str]:
     """Tags that describe the edit itself, from the hunk's added and removed lines."""
     if unit.hunk is None:
         return []
@@ -138,8 +141,7 @@ def content_tags(unit: ReviewUnit, head_lines: Iterable[str] = ()) -> list[str]:
         tags.append("only_imports")
     if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
         tags.append("large_change")
-    if any("do not edit" in text.lower() and "generated" in text.lower()
-           for text in head_lines):
+    if has_generated_banner(unit):
         tags.append("generated")
     return tags
 
@@ -151,8 +153,11 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
         reasons.append("path")
     if unit.hunk is None:
         return reasons
+    # Changed lines, plus the enclosing definition: a change inside login() is about auth.
     code = [line.text for line in unit.hunk.lines
-            if line.kind != "ctx" and not is_comment(line.text, unit.language)]
+            if (line.kind != "ctx" or definition_name(line.text))
+            and not is_comment(line.text, unit.language)]
+    code.append(unit.hunk.section)
     for reason, pattern in _SECURITY_PATTERNS:
         if any(pattern.search(text) for text in code):
             reasons.append(reason)
@@ -162,7 +167,7 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
 def assess(unit: ReviewUnit, findings: list[Finding]) -> Assessment:
     """Tags, context level, confidence, priority, notes and requests for one unit."""
     tags = path_tags(unit.file_path)
-    tags += content_tags(unit, _head_lines(unit))
+    tags += content_tags(unit)
     reasons = security_reasons(unit) if not SECRETS_ONLY_TAGS & set(tags) else []
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
@@ -248,10 +253,19 @@ def changed_signatures(unit: ReviewUnit) -> list[str]:
 def _definitions(lines: Iterable[DiffLine]) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in lines:
-        match = _DEFINITION.match(line.text) or _ARROW.match(line.text)
-        if match and match.group("name") not in ("if", "for", "while", "switch", "return"):
-            found[match.group("name")] = " ".join(line.text.split())
+        name = definition_name(line.text)
+        if name:
+            found[name] = " ".join(line.text.split())
     return found
+
+
+def definition_name(text: str) -> str | None:
+    """The name a line defines (function, method), if it is a definition line."""
+    for pattern in _DEFINITIONS:
+        match = pattern.match(text)
+        if match:
+            return match.group("name")
+    return None
 
 
 def changed_config_keys(unit: ReviewUnit) -> list[str]:
@@ -287,11 +301,13 @@ def _is_import_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text))
 
 
-def _head_lines(unit: ReviewUnit) -> list[str]:
-    """The first lines of a new file, where generators put their banner."""
+def has_generated_banner(unit: ReviewUnit) -> bool:
+    """Whether the file starts with a generator's "generated ... DO NOT EDIT" banner."""
     if unit.hunk is None or unit.hunk.new_start > 1:
-        return []
-    return [comment_body(line.text) for line in unit.hunk.lines[:5] if line.kind != "del"]
+        return False
+    head = [comment_body(line.text).lower() for line in unit.hunk.lines[:5]
+            if line.kind != "del"]
+    return any("do not edit" in text and "generated" in text for text in head)
 
 
 def matches_any(path: str, globs: Iterable[str]) -> bool:

@@ -1,0 +1,146 @@
+"""The engine: registry, anchoring, suppression, config, and staged content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.config import Config, RuleSetting, load_config
+from reviewbot.errors import ConfigError
+from reviewbot.rules import _ALL, RULES
+from tests.conftest import GitFixture
+from tests.rules.conftest import findings, review
+
+RISKY = 'import subprocess\nsubprocess.run(f"ls {p}", shell=True)\n'
+
+
+def test_registry_ids_are_unique_and_described() -> None:
+    assert len(RULES) == len(_ALL)
+    for rule in RULES.values():
+        assert rule.rationale and rule.title and rule.severity in ("error", "warning", "info")
+
+
+def test_findings_only_on_added_lines() -> None:
+    old = 'import subprocess\nsubprocess.run(f"ls {p}", shell=True)\nx = 1\n'
+    new = old.replace("x = 1", "x = 2")
+    assert findings("src/run.py", new, old) == []
+
+
+def test_finding_fields_and_unit_anchor() -> None:
+    result = review("src/run.py", RISKY)
+    [finding] = result.findings
+    assert (finding.file_path, finding.start_line, finding.end_line) == ("src/run.py", 2, 2)
+    assert (finding.category, finding.source) == ("security", "rule")
+    assert finding.unit_id == result.units[0].unit_id
+    assert finding.suggestion
+
+
+@pytest.mark.parametrize("marker", [
+    "# reviewbot: ignore[python.shell-injection]",
+    "# reviewbot: ignore[js.eval, python.shell-injection]",
+    "# reviewbot: ignore",
+])
+def test_inline_suppression(marker: str) -> None:
+    code = f'import subprocess\nsubprocess.run(f"ls {{p}}", shell=True)  {marker}\n'
+    assert findings("src/run.py", code) == []
+
+
+def test_suppressing_another_rule_does_not_hide_this_one() -> None:
+    code = RISKY.replace("shell=True)", "shell=True)  # reviewbot: ignore[js.eval]")
+    assert len(findings("src/run.py", code)) == 1
+
+
+def test_secret_text_never_appears_in_findings() -> None:
+    [finding] = findings("src/keys.py", 'KEY = "AKIAQWERTYUIOPASDFGH"\n')
+    text = finding.model_dump_json()
+    assert "AKIAQWERTYUIOPASDFGH" not in text
+    assert "AKIA********" in finding.message
+
+
+def test_config_switches_rules_off_and_relevels(tmp_path: Path) -> None:
+    config = Config(rules={"python.shell-injection": RuleSetting(severity="info"),
+                           "python.debug-leftover": RuleSetting(enabled=False)})
+    code = RISKY + "print(1)\n"
+    assert {(f.rule_id, f.severity) for f in findings("src/run.py", code, config=config)} == {
+        ("python.shell-injection", "info")}
+
+
+def test_config_ignore_globs_drop_units() -> None:
+    result = review("legacy/run.py", RISKY, config=Config(ignore=("legacy/*",)))
+    assert (result.units, result.findings, result.ignored_units) == ((), (), 1)
+
+
+def test_config_file_parsing(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.reviewbot]\nfail_level = "warning"\nignore = ["docs/*"]\n'
+        '[tool.reviewbot.rules]\n"js.console-log" = "off"\n"python.weak-hash" = "warning"\n')
+    config = load_config(tmp_path)
+    assert (config.fail_level, config.ignore) == ("warning", ("docs/*",))
+    assert config.rule("js.console-log").enabled is False
+    assert config.rule("python.weak-hash").severity == "warning"
+    (tmp_path / ".reviewbot.toml").write_text("rulez = {}\n")
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_config(tmp_path)
+
+
+def test_staged_mode_checks_the_index_not_the_working_tree(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("run.py", RISKY)
+    repo.stage()
+    repo.write("run.py", "x = 1\n")  # the risky line is only in the index
+    assert main(["--repo", str(repo.root), "--format", "json"]) == 1
+    assert '"python.shell-injection"' in capsys.readouterr().out
+
+
+def _acceptance_repo(repo: GitFixture) -> None:
+    repo.write("README.md", "# service\n")
+    repo.write("app/db.py", "def connect():\n    return None\n")
+    repo.commit()
+
+
+def test_acceptance_three_planted_problems(repo: GitFixture,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    _acceptance_repo(repo)
+    repo.write("app/deploy.py", (
+        "import subprocess\n"
+        "\n"
+        'AWS_ACCESS_KEY_ID = "AKIAQWERTYUIOPASDFGH"\n'
+        "\n"
+        "def deploy(host):\n"
+        '    subprocess.run(f"ssh {host} ./deploy.sh", shell=True)\n'
+    ))
+    repo.write("app/db.py", (
+        "def connect():\n"
+        "    return None\n"
+        "\n"
+        "def find(conn, name):\n"
+        "    return conn.execute(f\"SELECT * FROM users WHERE name = '{name}'\")\n"
+    ))
+    repo.stage()
+    code = main(["--repo", str(repo.root), "--mode", "staged", "--offline", "--format", "json"])
+    import json
+    found = {(f["file_path"], f["start_line"], f["rule_id"], f["severity"])
+             for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert code == 1
+    assert found == {
+        ("app/deploy.py", 3, "secrets.hardcoded", "error"),
+        ("app/deploy.py", 6, "python.shell-injection", "error"),
+        ("app/db.py", 5, "python.sql-injection", "error"),
+    }
+
+
+@pytest.mark.parametrize(("path", "new"), [
+    ("README.md", "# service\n\nHow to deploy: run `make deploy`.\n"),
+    ("app/db.py", "def connect():\n    return  None\n"),
+])
+def test_acceptance_docs_or_whitespace_change_is_silent(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], path: str, new: str) -> None:
+    _acceptance_repo(repo)
+    repo.write(path, new)
+    repo.stage()
+    code = main(["--repo", str(repo.root), "--mode", "staged", "--offline"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "findings: 0 error, 0 warning, 0 info" in out

@@ -1,0 +1,118 @@
+"""Tags, ratings and extra requests (the rule fields of seed 004)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.rules.tagging import path_tags
+from reviewbot.schema import ReviewUnit
+from tests.rules.conftest import review
+
+
+def only_unit(path: str, new: str, old: str | None = None) -> ReviewUnit:
+    [unit] = review(path, new, old).units
+    return unit
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("config/settings.yaml", {"config_file"}),
+    ("app/urls.py", {"routing_file"}),
+    (".github/workflows/ci.yml", {"ci_workflow", "config_file"}),
+    ("requirements-dev.txt", {"dependency_manifest"}),
+    ("web/package.json", {"dependency_manifest", "config_file"}),
+    ("app/migrations/0002_add_field.py", {"migration"}),
+    ("tests/test_app.py", {"test_file"}),
+    ("pkg/server_test.go", {"test_file"}),
+    ("web/button.spec.ts", {"test_file"}),
+    ("docs/guide.md", {"docs"}),
+    ("README.rst", {"docs"}),
+    ("proto/api_pb2.py", {"generated"}),
+    ("vendor/github.com/x/y.go", {"vendored"}),
+    ("poetry.lock", {"lockfile"}),
+    ("web/package-lock.json", {"lockfile", "config_file"}),
+    ("src/app.py", set()),
+    ("notes.txt", set()),
+])
+def test_path_tags(path: str, expected: set[str]) -> None:
+    assert set(path_tags(path)) == expected
+
+
+def test_whitespace_only_change_is_low_and_quiet() -> None:
+    unit = only_unit("src/app.py", "def f():\n    return  1\n", "def f():\n    return 1\n")
+    assert "only_whitespace" in unit.tags
+    assert (unit.rule_context_level, unit.agent_decision.priority) == ("diff_only", "low")
+
+
+def test_comment_only_change() -> None:
+    unit = only_unit("src/app.py", "x = 1\n# explain x better\n", "x = 1\n# explain x\n")
+    assert "only_comments" in unit.tags
+    assert unit.rule_confidence == 0.9
+
+
+def test_import_only_change() -> None:
+    unit = only_unit("src/app.py", "import os\nimport sys\n\nx = 1\n", "import os\n\nx = 1\n")
+    assert "only_imports" in unit.tags
+
+
+def test_large_change() -> None:
+    new = "".join(f"v{n} = {n}\n" for n in range(250))
+    assert "large_change" in only_unit("src/big.py", new).tags
+
+
+def test_security_sensitive_with_reasons_and_previous_version() -> None:
+    old = "def login(user, pw):\n    return check(user, pw)\n"
+    new = "def login(user, pw):\n    return check(user, pw) or pw == 'admin'\n"
+    unit = only_unit("src/accounts.py", new, old)
+    assert "security_sensitive" in unit.tags
+    assert any(note.startswith("security_sensitive: auth") for note in unit.rule_notes)
+    assert unit.agent_decision.priority == "high" and unit.rule_confidence == 0.85
+    assert [r.type for r in unit.rule_extra_requests] == ["previous_version"]
+
+
+def test_signature_change_requests_callers_with_symbol() -> None:
+    old = "def pay(amount):\n    return charge(amount)\n"
+    new = "def pay(amount, currency):\n    return charge(amount, currency)\n"
+    unit = only_unit("src/billing.py", new, old)
+    callers = [r for r in unit.rule_extra_requests if r.type == "search_callers"]
+    assert [(r.symbol, r.details) for r in callers] == [("pay", "pay")]
+
+
+def test_config_key_change_requests_usage_search() -> None:
+    old = "server:\n  timeout: 30\n"
+    new = "server:\n  timeout: 60\n  retries: 3\n"
+    unit = only_unit("config/app.yaml", new, old)
+    keys = [r.keyword for r in unit.rule_extra_requests if r.type == "search_config_usage"]
+    assert keys == ["timeout", "retries"]
+    assert (unit.rule_context_level, unit.agent_decision.priority) == ("file_context", "medium")
+
+
+def test_findings_raise_priority_and_request_scanner_issues() -> None:
+    unit = only_unit("src/run.py", 'import os\nos.system("rm " + target)\n')
+    assert unit.agent_decision.priority == "high"
+    assert "scanner_issues" in [r.type for r in unit.rule_extra_requests]
+    assert any(note.startswith("python.shell-injection (error) at L2") for note in unit.rule_notes)
+
+
+def test_ordinary_code_is_medium_function_level() -> None:
+    unit = only_unit("src/shapes.py", "def area(w, h):\n    return w * h\n")
+    assert unit.tags == ()
+    assert (unit.rule_context_level, unit.rule_confidence, unit.agent_decision.priority) == (
+        "function", 0.5, "medium")
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("def pay(amount):", "pay"),
+    ("    async def fetch(self, url):", "fetch"),
+    ("export async function load(id) {", "load"),
+    ("const total = (items) => items.length;", "total"),
+    ("func (s *Server) Handle(w http.ResponseWriter) {", "Handle"),
+    ("func main() {", "main"),
+    ("pub fn parse(input: &str) -> Result<()> {", "parse"),
+    ("    public static List<String> names(int n) {", "names"),
+    ("    return charge(amount)", None),
+    ("    new Thing(a, b);", None),
+    ("if (ready) {", None),
+])
+def test_definition_name(line: str, name: str | None) -> None:
+    from reviewbot.rules.tagging import definition_name
+    assert definition_name(line) == name
