@@ -7,6 +7,7 @@ Exit codes: 0 no finding at or above the fail level, 1 findings at or above it,
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import traceback
@@ -48,12 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
+    parser.add_argument("--list-rules", action="store_true",
+                        help="print every rule with its id, severity and category, and exit")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.list_rules:
+            return _list_rules()
         return _review(args)
     except ReviewbotError as exc:
         print(f"reviewbot: error: {exc}", file=sys.stderr)
@@ -61,6 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reviewbot: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`reviewbot ... | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_CLEAN
     except Exception as exc:  # the one place internal errors become exit code 3
         log = _write_traceback(args)
         print(f"reviewbot: internal error: {type(exc).__name__}: {exc} "
@@ -82,6 +91,15 @@ def _review(args: argparse.Namespace) -> int:
     outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR)
     print(REPORTERS[args.format].render(outcome.report, outcome.run_dir.path))
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
+
+
+def _list_rules() -> int:
+    from reviewbot.rules import RULES
+
+    for rule in RULES.values():
+        print(f"{rule.id:34} {rule.severity:8} {rule.category:16} {rule.title}")
+        print(f"{'':34} {rule.rationale}")
+    return EXIT_CLEAN
 
 
 def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Config:

@@ -125,3 +125,17 @@ def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> Non
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True)
     assert "HEAVY [] 0" in result.stderr
+
+
+def test_list_rules_names_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from reviewbot.rules import RULES
+    assert main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert all(rule_id in out for rule_id in RULES)
+
+
+def test_closed_pipe_is_not_a_crash() -> None:
+    result = subprocess.run(f"{sys.executable} -m reviewbot --list-rules | head -1",
+                            shell=True, capture_output=True, text=True, check=False)
+    assert result.stdout.startswith("secrets.hardcoded")
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr

@@ -28,9 +28,11 @@ _SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNO
 
 @dataclass(frozen=True)
 class PythonFile:
-    tree: ast.Module
+    """The parts of a parsed file that rules look at: only statements touching the change."""
+
     aliases: dict[str, str]
     calls: tuple[tuple[ast.Call, str], ...]
+    nodes: tuple[ast.AST, ...]
     is_script: bool
 
 
@@ -38,14 +40,16 @@ def python_file(change: FileChange) -> PythonFile | None:
     """The parsed new file, once per change however many rules ask."""
     if "python_file" not in change.memo:
         tree = change.python_tree
-        change.memo["python_file"] = None if tree is None else _analyse(tree, change.new_text)
+        change.memo["python_file"] = None if tree is None else _analyse(
+            tree, change.new_text, frozenset(change.added_by_line))
     return cast(PythonFile | None, change.memo["python_file"])
 
 
-def _analyse(tree: ast.Module, text: str | None) -> PythonFile:
+def _analyse(tree: ast.Module, text: str | None, changed: frozenset[int]) -> PythonFile:
+    # Walking only the statements that touch added lines keeps a hook fast on big files.
+    nodes = [node for stmt in _touched(tree.body, changed) for node in _walk_shallow(stmt)]
     aliases: dict[str, str] = {}
-    calls: list[tuple[ast.Call, str]] = []
-    for node in ast.walk(tree):
+    for node in (*_imports(tree.body), *nodes):
         if isinstance(node, ast.Import):
             for name in node.names:
                 aliases[name.asname or name.name.split(".")[0]] = (
@@ -53,11 +57,51 @@ def _analyse(tree: ast.Module, text: str | None) -> PythonFile:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for name in node.names:
                 aliases[name.asname or name.name] = f"{node.module}.{name.name}"
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            calls.append((node, qualified_name(node.func, aliases)))
-    is_script = bool(text and "__main__" in text)
-    return PythonFile(tree=tree, aliases=aliases, calls=tuple(calls), is_script=is_script)
+    calls = tuple((node, qualified_name(node.func, aliases))
+                  for node in nodes if isinstance(node, ast.Call))
+    return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
+                      is_script=bool(text and "__main__" in text))
+
+
+def _touched(body: list[ast.stmt], changed: frozenset[int]) -> list[ast.stmt]:
+    """The innermost statements whose lines include an added line."""
+    found: list[ast.stmt] = []
+    for stmt in body:
+        end = stmt.end_lineno or stmt.lineno
+        if not any(stmt.lineno <= n <= end for n in changed):
+            continue
+        found.append(stmt)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                found += _touched([s for s in inner if isinstance(s, ast.stmt)]
+                                  or [s for h in inner if isinstance(h, ast.excepthandler)
+                                      for s in h.body], changed)
+    return found
+
+
+def _walk_shallow(stmt: ast.stmt) -> list[ast.AST]:
+    """A statement's nodes, without descending into its nested statement bodies."""
+    nodes: list[ast.AST] = []
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.stmt | ast.excepthandler):
+                stack.append(child)
+    return nodes
+
+
+def _imports(body: list[ast.stmt]) -> list[ast.AST]:
+    """Module-level imports, including those under `if`/`try` (TYPE_CHECKING, fallbacks)."""
+    found: list[ast.AST] = []
+    for stmt in body:
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            found.append(stmt)
+        elif isinstance(stmt, ast.If | ast.Try):
+            found += _imports([*stmt.body, *stmt.orelse])
+    return found
 
 
 def qualified_name(node: ast.expr, aliases: dict[str, str]) -> str:
@@ -190,7 +234,7 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
                                   f"`{name.rsplit('.', 1)[-1]}`: values in it can change the "
                                   "query (SQL injection).",
                    "Use a parameterised query: cursor.execute(\"... WHERE id = %s\", (value,)).")
-    for node in ast.walk(parsed.tree):
+    for node in parsed.nodes:
         if (isinstance(node, ast.JoinedStr | ast.BinOp) and id(node) not in executed
                 and string_kind(node) == "formatted" and _looks_like_query(node)):
             yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
@@ -248,7 +292,7 @@ def _tls_disabled(parsed: PythonFile) -> Iterator[Report]:
             yield (call, "error", f"`{name}` turns off TLS certificate verification: anyone on "
                                   "the network path can read and change the traffic.",
                    "Keep verification on; for a private CA pass verify=\"/path/to/ca.pem\".")
-    for node in ast.walk(parsed.tree):
+    for node in parsed.nodes:
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Attribute) and t.attr in ("check_hostname", "verify_mode")
                 for t in node.targets):
