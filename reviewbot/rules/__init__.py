@@ -11,7 +11,14 @@ from functools import partial
 
 from reviewbot.config import Config
 from reviewbot.rules import hygiene, patterns, python_ast, secrets, workflows
-from reviewbot.rules.base import SECRETS_ONLY_TAGS, FileChange, Hit, Rule, suppressed
+from reviewbot.rules.base import (
+    SECRETS_ONLY_TAGS,
+    FileChange,
+    Hit,
+    Rule,
+    docstring_lines,
+    suppressed,
+)
 from reviewbot.rules.tagging import (
     apply,
     assess,
@@ -43,13 +50,18 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config) ->
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     findings: list[Finding] = []
+    docstrings: dict[str, frozenset[int]] = {}
     for change in _file_changes(kept, read_new):
         findings += _check_file(change, config)
+        if change.language == "python":
+            docstrings[change.path] = docstring_lines(change.python_tree)
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     by_unit: dict[str, list[Finding]] = {}
     for finding in findings:
         by_unit.setdefault(finding.unit_id or "", []).append(finding)
-    rated = tuple(apply(u, assess(u, by_unit.get(u.unit_id, []))) for u in kept)
+    rated = tuple(
+        apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset())))
+        for u in kept)
     return RulesResult(units=rated, findings=tuple(findings),
                        ignored_units=len(all_units) - len(kept))
 

@@ -132,6 +132,20 @@ class FileChange:
             return None
 
 
+def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
+    """Lines of the module's, classes' and functions' docstrings."""
+    if tree is None:
+        return frozenset()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return frozenset(lines)
+
+
 _SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
 
 

@@ -75,7 +75,7 @@ def _touched(body: list[ast.stmt], changed: frozenset[int]) -> list[ast.stmt]:
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 found += _touched([s for s in inner if isinstance(s, ast.stmt)]
-                                  or [s for h in inner if isinstance(h, ast.excepthandler)
+                                  or [s for h in inner if isinstance(h, ast.ExceptHandler)
                                       for s in h.body], changed)
     return found
 

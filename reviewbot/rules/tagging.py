@@ -126,7 +126,7 @@ def path_tags(path: str) -> list[str]:
     return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
 
 
-def content_tags(unit: ReviewUnit) -> list[str]:
+def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> list[str]:
     """Tags that describe the edit itself, from the hunk's added and removed lines."""
     if unit.hunk is None:
         return []
@@ -137,6 +137,8 @@ def content_tags(unit: ReviewUnit) -> list[str]:
     meaningful = [line.text for line in changed if line.text.strip()]
     if meaningful and all(is_comment(text, unit.language) for text in meaningful):
         tags.append("only_comments")
+    if meaningful and _only_docs(unit, changed, docstrings):
+        tags.append("only_docs")
     if meaningful and _only_imports(meaningful, unit.language):
         tags.append("only_imports")
     if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
@@ -164,10 +166,11 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
     return reasons
 
 
-def assess(unit: ReviewUnit, findings: list[Finding]) -> Assessment:
+def assess(unit: ReviewUnit, findings: list[Finding],
+           docstrings: frozenset[int] = frozenset()) -> Assessment:
     """Tags, context level, confidence, priority, notes and requests for one unit."""
     tags = path_tags(unit.file_path)
-    tags += content_tags(unit)
+    tags += content_tags(unit, docstrings)
     reasons = security_reasons(unit) if not SECRETS_ONLY_TAGS & set(tags) else []
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
@@ -287,6 +290,34 @@ def _only_whitespace(changed: list[DiffLine]) -> bool:
     def squash(kind: str) -> str:
         return "".join("".join(line.text.split()) for line in changed if line.kind == kind)
     return squash("add") == squash("del")
+
+
+_DOCS_LANGUAGES = frozenset({"markdown", "rst", "text"})
+
+
+def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[int]) -> bool:
+    """Documentation files, or edits that stay inside docstrings and comments.
+
+    `docstrings` are the new file's docstring lines. A removed line was inside a docstring
+    when the new-side lines around it both are.
+    """
+    if unit.language in _DOCS_LANGUAGES or "docs" in path_tags(unit.file_path):
+        return True
+    if not docstrings or unit.hunk is None:
+        return False
+    lines = unit.hunk.lines
+    new_numbers = [line.new_lineno for line in lines]
+    for index, line in enumerate(lines):
+        if line.kind == "ctx" or not line.text.strip() or is_comment(line.text, unit.language):
+            continue
+        if line.kind == "add" and line.new_lineno not in docstrings:
+            return False
+        if line.kind == "del":
+            before = next((n for n in reversed(new_numbers[:index]) if n), None)
+            after = next((n for n in new_numbers[index + 1:] if n), None)
+            if before not in docstrings or after not in docstrings:
+                return False
+    return True
 
 
 def _only_imports(texts: list[str], language: str) -> bool:

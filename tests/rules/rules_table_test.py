@@ -11,6 +11,10 @@ from tests.rules.conftest import hits
 
 E, W, I = "error", "warning", "info"  # noqa: E741
 
+PRT = ("on:\n  pull_request_target:\njobs:\n  build:\n    runs-on: ubuntu-latest\n"
+       "    steps:\n      - uses: actions/checkout@v4\n        with:\n{ref}"
+       "      - run: make test\n")
+
 CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     # --- secrets -----------------------------------------------------------------------
     ("aws-key", "app/settings.py", 'KEY = "AKIAQWERTYUIOPASDFGH"\n',
@@ -162,6 +166,21 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("sql.destructive", W)}),
     ("near: delete with where", "db/cleanup.sql", "DELETE FROM sessions WHERE expired;\n",
      set()),
+    # --- GitHub Actions ----------------------------------------------------------------
+    ("pull_request_target checks out the PR head", ".github/workflows/ci.yml", PRT.format(
+        ref="          ref: ${{ github.event.pull_request.head.sha }}\n"),
+     {("gha.pull-request-target-checkout", E)}),
+    ("near: pull_request_target without PR checkout", ".github/workflows/label.yml",
+     PRT.format(ref=""), set()),
+    ("near: pull_request checking out the head", ".github/workflows/ci.yml", PRT.replace(
+        "pull_request_target", "pull_request").format(
+        ref="          ref: ${{ github.event.pull_request.head.sha }}\n"), set()),
+    ("expression injection in run", ".github/workflows/greet.yml",
+     "jobs:\n  hi:\n    steps:\n      - run: echo \"${{ github.event.issue.title }}\"\n",
+     {("gha.expression-injection", W)}),
+    ("near: same expression through env", ".github/workflows/greet.yml",
+     "jobs:\n  hi:\n    steps:\n      - env:\n          TITLE: ${{ github.event.issue.title }}\n"
+     "        run: echo \"$TITLE\"\n", set()),
     # --- hygiene ---------------------------------------------------------------------
     ("conflict markers", "app/core.py",
      "<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> feature\n",

@@ -116,3 +116,15 @@ def test_ordinary_code_is_medium_function_level() -> None:
 def test_definition_name(line: str, name: str | None) -> None:
     from reviewbot.rules.tagging import definition_name
     assert definition_name(line) == name
+
+
+def test_docs_only_changes() -> None:
+    assert "only_docs" in only_unit("docs/guide.md", "# Guide\n\nMore words.\n",
+                                    "# Guide\n\nWords.\n").tags
+    old = 'def f():\n    """Do the thing.\n\n    Carefully.\n    """\n    return 1\n'
+    new = old.replace("Carefully.", "Very carefully, twice.")
+    unit = only_unit("src/app.py", new, old)
+    assert "only_docs" in unit.tags
+    assert unit.agent_decision.priority == "low"
+    code_change = only_unit("src/app.py", old.replace("return 1", "return 2"), old)
+    assert "only_docs" not in code_change.tags
