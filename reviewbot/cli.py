@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,8 +19,9 @@ from typing import cast
 
 from reviewbot import __version__
 from reviewbot.config import SEVERITIES, Config, load_config
-from reviewbot.errors import ReviewbotError
+from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
+from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -39,10 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
                         help="repository to review (default: the current directory)")
+    parser.add_argument("--pre-push", action="store_true",
+                        help="pr mode: take base and head from pre-commit's pre-push "
+                             "environment (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF)")
     parser.add_argument("--include-untracked", action="store_true",
                         help="working mode: also review untracked files")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
+    parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="text format: findings only, no summary or progress")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="text format: also list every unit with its tags and rating")
     parser.add_argument("--output-dir", metavar="DIR", type=Path,
                         help="where run artifacts go (default: .reviewbot/runs in the repo)")
     parser.add_argument("--fail-level", choices=SEVERITIES,
@@ -55,11 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["explain"]:
+        from reviewbot.explain import build_explain_parser, explain
+
+        args = build_explain_parser().parse_args(argv[1:])
+        command: Callable[[argparse.Namespace], int] = explain
+    else:
+        args = build_parser().parse_args(argv)
+        command = _list_rules if args.list_rules else _review
     try:
-        if args.list_rules:
-            return _list_rules()
-        return _review(args)
+        return command(args)
     except ReviewbotError as exc:
         print(f"reviewbot: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -71,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_CLEAN
     except Exception as exc:  # the one place internal errors become exit code 3
-        log = _write_traceback(args)
+        log = _write_traceback(getattr(args, "output_dir", None), getattr(args, "repo", Path()))
         print(f"reviewbot: internal error: {type(exc).__name__}: {exc} "
               f"(traceback in {log}; please report it)", file=sys.stderr)
         return EXIT_INTERNAL
@@ -80,20 +94,42 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _review(args: argparse.Namespace) -> int:
     # Imported here so `reviewbot --help` stays instant.
     from reviewbot.pipeline import fails, run_review
-    from reviewbot.report import REPORTERS
+    from reviewbot.progress import progress_display
+    from reviewbot.report import ReportInput, render
 
     repo = open_repo(args.repo)
     config = _with_flags(load_config(repo.root), args, repo)
+    base, head = _pre_push_refs() if args.pre_push else (args.base, args.head)
+    if args.pre_push and base is None:
+        print("reviewbot: nothing to compare this push against (a new root branch); skipped.",
+              file=sys.stderr)
+        return EXIT_CLEAN
     request = ChangeRequest(
-        mode=cast(Mode, args.mode), base=args.base, head=args.head,
+        mode="pr" if args.pre_push else cast(Mode, args.mode), base=base, head=head,
         include_untracked=args.include_untracked,
     )
-    outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR)
-    print(REPORTERS[args.format].render(outcome.report, outcome.run_dir.path))
+    with progress_display(enabled=not args.quiet) as progress:
+        outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR,
+                             progress)
+    data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
+                       verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
+    output = render(args.format, data)
+    if output:
+        print(output)
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
 
 
-def _list_rules() -> int:
+def _pre_push_refs() -> tuple[str | None, str]:
+    """The pushed range, as pre-commit's pre-push stage exports it (old and new names)."""
+    to_ref = os.environ.get("PRE_COMMIT_TO_REF") or os.environ.get("PRE_COMMIT_ORIGIN")
+    if not to_ref:
+        raise UsageError("--pre-push reads PRE_COMMIT_TO_REF, which is not set: run it as "
+                         "pre-commit's reviewbot-push hook (stage pre-push).")
+    from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or os.environ.get("PRE_COMMIT_SOURCE")
+    return from_ref or None, to_ref
+
+
+def _list_rules(args: argparse.Namespace) -> int:
     from reviewbot.rules import RULES
 
     for rule in RULES.values():
@@ -109,11 +145,10 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
     return replace(config, output_dir=output_dir, fail_level=fail_level)
 
 
-def _write_traceback(args: argparse.Namespace) -> Path:
+def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it; the terminal gets one line."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    candidates: list[Path] = [
-        args.output_dir or args.repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
+    candidates = [output_dir or repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
     for folder in candidates:
         try:
             folder.mkdir(parents=True, exist_ok=True)

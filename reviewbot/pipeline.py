@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +21,17 @@ from reviewbot.schema import (
     DiffResult,
     Finding,
     ReviewIndex,
+    ReviewUnit,
     RunReport,
     RunStats,
     Severity,
 )
+
+Progress = Callable[[str], None]
+
+
+def _silent(message: str) -> None:
+    del message
 
 
 @dataclass(frozen=True)
@@ -32,17 +40,21 @@ class ReviewOutcome:
     run_dir: RunDir
     diff: DiffResult
     index: ReviewIndex
+    # (path, line) -> new-side text of the lines findings point at (secrets left out).
+    code: dict[tuple[str, int], str]
 
 
-def run_review(repo: GitRepo, request: ChangeRequest, config: Config,
-               output_dir: Path) -> ReviewOutcome:
+def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
+               progress: Progress = _silent) -> ReviewOutcome:
     started = time.monotonic()
     now = datetime.now(UTC)
     run_dir = create_run_dir(output_dir, new_run_id(now))
 
+    progress("reading the change")
     diff = collect(repo, request)
     run_dir.write("diff", diff)
 
+    progress(f"checking {len(diff.units)} units")
     rules = run_rules(diff.units, new_side_reader(repo, diff), config)
     run_dir.write("rules", rules)
 
@@ -59,7 +71,25 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config,
         stats=_stats(index, findings, started),
     )
     run_dir.write("report", report)
-    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index)
+    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index,
+                         code=finding_code(rules.units, findings))
+
+
+def finding_code(units: Iterable[ReviewUnit],
+                 findings: Iterable[Finding]) -> dict[tuple[str, int], str]:
+    """The added lines findings point at, for reporters to show. Never a secret's line."""
+    def lines(kept: Iterable[Finding]) -> set[tuple[str, int]]:
+        return {(f.file_path, n) for f in kept for n in range(f.start_line, f.end_line + 1)}
+
+    findings = list(findings)
+    wanted = lines(findings) - lines(f for f in findings if f.category == "secrets")
+    code: dict[tuple[str, int], str] = {}
+    for unit in units:
+        for line in unit.hunk.added() if unit.hunk else ():
+            key = (unit.file_path, line.new_lineno or 0)
+            if key in wanted:
+                code[key] = line.text.rstrip("\r")
+    return code
 
 
 def fails(findings: tuple[Finding, ...], fail_level: Severity) -> bool:

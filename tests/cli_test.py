@@ -29,7 +29,7 @@ def test_text_output_lists_units_and_artifacts(repo: GitFixture,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     repo.write("app.py", "a = 1\n")
     repo.stage()
-    code, out, _ = run_cli(repo, capsys, "--mode", "staged", "--offline")
+    code, out, _ = run_cli(repo, capsys, "--mode", "staged", "--offline", "--verbose")
     assert code == 0
     assert "1 units in 1 files" in out
     assert "app.py L1  add python +1 -0" in out

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from reviewbot.schema import RunReport
+from reviewbot.report import ReportInput
 
 
 class JsonReporter:
-    def render(self, report: RunReport, run_dir: Path | None) -> str:
-        return report.model_dump_json(indent=2)
+    def render(self, data: ReportInput) -> str:
+        return data.report.model_dump_json(indent=2)

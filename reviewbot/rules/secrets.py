@@ -75,7 +75,7 @@ class SecretsRule(RuleBase):
                 yield Hit(
                     rule_id=self.id, line=number, severity=level,
                     title=f"Hard-coded secret: {kind}",
-                    message=(f"Line {number} contains what looks like a {kind} "
+                    message=(f"Line {number} contains what looks like a secret: {kind} "
                              f"({redact(value)}). Committed secrets stay in git history."),
                     suggestion=("Load it from the environment or a secret manager, and "
                                 "revoke the value if it was ever pushed."),

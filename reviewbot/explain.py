@@ -1,0 +1,85 @@
+"""`reviewbot explain [RUN_DIR]`: a finished run's coverage and decisions, from its artifacts."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import cast
+
+from reviewbot.artifacts import STEPS, load_artifact
+from reviewbot.errors import ArtifactError
+from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
+
+
+def build_explain_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewbot explain",
+        description="Show what a finished run reviewed, how it rated each unit, and why.",
+    )
+    parser.add_argument("run_dir", nargs="?", type=Path,
+                        help="a run folder (default: the newest in .reviewbot/runs)")
+    return parser
+
+
+def explain(args: argparse.Namespace) -> int:
+    run_dir = args.run_dir or newest_run(Path(".reviewbot/runs"))
+    print("\n".join(explain_lines(run_dir)))
+    return 0
+
+
+def newest_run(runs: Path) -> Path:
+    folders = sorted(p for p in runs.glob("*") if p.is_dir()) if runs.is_dir() else []
+    if not folders:
+        raise ArtifactError(f"no runs in {runs}; run reviewbot first, or pass a run folder.")
+    return folders[-1]
+
+
+def explain_lines(run_dir: Path) -> list[str]:
+    diff = cast(DiffResult, load_artifact(run_dir / "step1_diff.json", "diff"))
+    rules = cast(RulesResult, load_artifact(run_dir / "step2_rules.json", "rules"))
+    report = cast(RunReport, load_artifact(run_dir / "step9_report.json", "report"))
+    request = diff.request
+    against = f"{request.base}...{request.head or 'HEAD'}" if request.mode == "pr" else (
+        diff.base_branch or "HEAD")
+    lines = [
+        f"run {report.run_id}: {request.mode} review against {against} "
+        f"(base {diff.base_rev[:12]})",
+        f"coverage: {len(rules.units)} units in {report.stats.files} files reviewed, "
+        f"{rules.ignored_units} ignored by config; "
+        f"+{report.stats.added_lines} -{report.stats.removed_lines} lines",
+        "priority: " + _counts(u.agent_decision.priority for u in rules.units),
+        "context level: " + _counts(u.rule_context_level for u in rules.units),
+        "tags: " + (_counts(t for u in rules.units for t in u.tags) or "none"),
+        "findings: " + ", ".join(f"{n} {level}" for level, n in report.stats.findings.items()),
+        "",
+        "units:",
+    ]
+    for unit in sorted(rules.units, key=_priority_order):
+        lines += _unit_lines(unit)
+    written = [f"step{s}_{name}.json" for name, (s, _) in STEPS.items()
+               if (run_dir / f"step{s}_{name}.json").exists()]
+    lines += ["", f"artifacts in {run_dir}: {', '.join(written)}"]
+    return lines
+
+
+def _unit_lines(unit: ReviewUnit) -> list[str]:
+    where = unit.line_numbers.new_compact or unit.line_numbers.old_compact or "whole file"
+    tags = f" [{', '.join(unit.tags)}]" if unit.tags else ""
+    lines = [f"  {unit.file_path} {where}  {unit.patch_type}  {unit.agent_decision.priority} "
+             f"priority, {unit.rule_context_level}, confidence {unit.rule_confidence:.2f}{tags}"]
+    if unit.rule_notes:
+        lines.append(f"      why: {'; '.join(unit.rule_notes)}")
+    if unit.rule_extra_requests:
+        asks = [r.type + (f"({r.details})" if r.details else "") for r in unit.rule_extra_requests]
+        lines.append(f"      context to fetch: {', '.join(asks)}")
+    return lines
+
+
+def _priority_order(unit: ReviewUnit) -> tuple[int, str]:
+    return ({"high": 0, "medium": 1, "low": 2}[unit.agent_decision.priority], unit.file_path)
+
+
+def _counts(values: object) -> str:
+    counted = Counter(cast("list[str]", values))
+    return ", ".join(f"{key} {n}" for key, n in counted.most_common())

@@ -1,0 +1,46 @@
+"""`--format markdown`: a summary for a pull request comment or a job summary."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from reviewbot.report import ReportInput
+from reviewbot.schema import Finding
+
+_ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
+
+
+class MarkdownReporter:
+    def render(self, data: ReportInput) -> str:
+        report = data.report
+        counts = report.stats.findings
+        lines = ["## reviewbot", ""]
+        if not report.units:
+            return "\n".join([*lines, "Nothing to review: the change is empty."])
+        lines.append(f"Reviewed {report.stats.units} units in {report.stats.files} files "
+                     f"(+{report.stats.added_lines} -{report.stats.removed_lines}).")
+        lines.append("")
+        lines.append("| error | warning | info |")
+        lines.append("| ---: | ---: | ---: |")
+        lines.append(f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
+                     f"{counts.get('info', 0)} |")
+        if not report.findings:
+            return "\n".join([*lines, "", "No findings."])
+        for path, findings in groupby(report.findings, key=lambda f: f.file_path):
+            lines += ["", f"### `{path}`", ""]
+            lines += [_item(data, f) for f in findings]
+        return "\n".join(lines)
+
+
+def _item(data: ReportInput, finding: Finding) -> str:
+    span = (f"L{finding.start_line}" if finding.start_line == finding.end_line
+            else f"L{finding.start_line}-L{finding.end_line}")
+    text = (f"- {_ICON[finding.severity]} **{finding.severity}** {span} "
+            f"{finding.title} (`{finding.rule_id}`): {finding.message}")
+    code = data.code_of(finding)
+    if code:
+        fence = "````" if any("```" in line for line in code) else "```"
+        text += "\n\n  " + fence + "\n" + "\n".join(f"  {line}" for line in code) + "\n  " + fence
+    if finding.suggestion:
+        text += f"\n\n  Fix: {finding.suggestion}"
+    return text

@@ -1,0 +1,72 @@
+"""`--format sarif`: SARIF 2.1.0, for GitHub code scanning and other SARIF viewers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from reviewbot import __version__
+from reviewbot.report import ReportInput
+from reviewbot.report.fingerprint import fingerprint
+from reviewbot.schema import Finding, Severity
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
+
+
+class SarifReporter:
+    def render(self, data: ReportInput) -> str:
+        from reviewbot.rules import RULES
+
+        rule_ids = sorted({f.rule_id for f in data.report.findings})
+        rules = [_rule(rule_id, RULES.get(rule_id)) for rule_id in rule_ids]
+        results = [_result(data, f, rule_ids.index(f.rule_id)) for f in data.report.findings]
+        doc = {
+            "$schema": SARIF_SCHEMA,
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "reviewbot", "version": __version__,
+                    "informationUri": "https://pypi.org/project/reviewbot/", "rules": rules,
+                }},
+                "automationDetails": {"id": f"reviewbot/{data.report.run_id}"},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }],
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _rule(rule_id: str, rule: Any) -> dict[str, Any]:
+    if rule is None:  # a model finding's id has no rule behind it
+        return {"id": rule_id, "name": rule_id, "shortDescription": {"text": rule_id}}
+    return {
+        "id": rule.id,
+        "name": rule.id,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": f"{rule.title}. {rule.rationale} Suppress one occurrence with "
+                         f"`reviewbot: ignore[{rule.id}]` on the line."},
+        "defaultConfiguration": {"level": _LEVELS[rule.severity]},
+        "properties": {"tags": [rule.category]},
+    }
+
+
+def _result(data: ReportInput, finding: Finding, index: int) -> dict[str, Any]:
+    text = f"{finding.title}: {finding.message}"
+    if finding.suggestion:
+        text += f" Fix: {finding.suggestion}"
+    return {
+        "ruleId": finding.rule_id,
+        "ruleIndex": index,
+        "level": _LEVELS[finding.severity],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": quote(finding.file_path), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": finding.start_line, "endLine": finding.end_line},
+        }}],
+        "partialFingerprints": {"reviewbotFingerprint/v1": fingerprint(data, finding)},
+        "properties": {"category": finding.category, "source": finding.source,
+                       "unitId": finding.unit_id},
+    }

@@ -1,0 +1,120 @@
+"""The hooks in .pre-commit-hooks.yaml, run by the real pre-commit on a real repository.
+
+pre-commit clones hook repositories by revision and installs them into their own virtual
+environment, so the hook repository here is a commit of this checkout's files. The
+environment is built once per module (PRE_COMMIT_HOME), from pip's usual cache.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GitFixture
+
+ROOT = Path(__file__).resolve().parents[1]
+PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
+# Read before the per-test fixture points HOME at a temporary folder: pip's cache lives here.
+PIP_CACHE = os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip")
+BAD = 'import subprocess\n\n\ndef run(path):\n    subprocess.run(f"ls {path}", shell=True)\n'
+GOOD = "def area(w, h):\n    return w * h\n"
+
+
+def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                            check=True, env=env)
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    root = tmp_path_factory.mktemp("hook-repo")
+    shutil.copytree(ROOT / "reviewbot", root / "reviewbot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, root / name)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    _git(root, "init", "-q", env=env)
+    _git(root, "add", "-A", env=env)
+    _git(root, "commit", "-q", "-m", "hooks", env=env)
+    yield root, _git(root, "rev-parse", "HEAD", env=env).strip()
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture
+def project(repo: GitFixture, hook_repo: tuple[Path, str], pre_commit_home: Path,
+            monkeypatch: pytest.MonkeyPatch) -> GitFixture:
+    """A user's repository with reviewbot's hooks installed for commit and push."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
+    monkeypatch.setenv("PIP_CACHE_DIR", PIP_CACHE)
+    path, rev = hook_repo
+    repo.write(".pre-commit-config.yaml", (
+        f"repos:\n- repo: {path}\n  rev: {rev}\n  hooks:\n"
+        "  - id: reviewbot\n  - id: reviewbot-push\n"
+    ))
+    repo.write("README.md", "# project\n")
+    repo.commit("initial")
+    subprocess.run([PRE_COMMIT, "install", "-t", "pre-commit", "-t", "pre-push"],
+                   cwd=repo.root, check=True, capture_output=True)
+    return repo
+
+
+def _commit(project: GitFixture, message: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-m", message], cwd=project.root,
+                          capture_output=True, text=True, check=False)
+
+
+def test_bad_change_blocks_the_commit_and_shows_findings(project: GitFixture) -> None:
+    project.write("app/run.py", BAD)
+    project.stage()
+    before = project.git("rev-parse", "HEAD")
+
+    result = _commit(project, "add runner")
+
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "reviewbot" in output and "Failed" in output
+    assert "python.shell-injection" in output and "app/run.py" in output
+    assert project.git("rev-parse", "HEAD") == before
+    # The hook changed nothing: the file is still staged, the tree has no edits.
+    assert project.git("status", "--porcelain") == "A  app/run.py\n"
+
+
+def test_clean_change_commits(project: GitFixture) -> None:
+    project.write("app/shapes.py", GOOD)
+    project.stage()
+
+    result = _commit(project, "add shapes")
+
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "reviewbot" in output and "Passed" in output
+    assert project.git("log", "-1", "--format=%s").strip() == "add shapes"
+
+
+def test_pre_push_hook_reviews_the_pushed_range(project: GitFixture) -> None:
+    base = project.git("rev-parse", "HEAD").strip()
+    project.write("app/run.py", BAD)
+    project.stage()
+    project.git("commit", "-q", "--no-verify", "-m", "bad, skipping the commit hook")
+    head = project.git("rev-parse", "HEAD").strip()
+
+    result = subprocess.run(
+        [PRE_COMMIT, "run", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", head,
+         "reviewbot-push"],
+        cwd=project.root, capture_output=True, text=True, check=False)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "python.shell-injection" in result.stdout
