@@ -59,3 +59,21 @@ def repo(tmp_path: Path) -> Iterator[GitFixture]:
     fixture = GitFixture(root)
     fixture.git("init", "-q", "--template=", ".")
     yield fixture
+
+
+def assert_golden(path: Path, output: str) -> None:
+    """Compare with a golden file (JSON structurally, text exactly).
+
+    REVIEWBOT_UPDATE_GOLDEN=1 rewrites the file after an intended change.
+    """
+    import json
+    import os
+
+    if os.environ.get("REVIEWBOT_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(output + "\n", encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    if path.suffix in (".json", ".sarif", ".rdjson"):
+        assert json.loads(output) == json.loads(expected)
+    else:
+        assert output + "\n" == expected

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
@@ -12,18 +10,10 @@ from reviewbot.diff import collect
 from reviewbot.git import open_repo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.schema import ChangeRequest, DiffResult
-from tests.conftest import GitFixture
+from tests.conftest import GitFixture, assert_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 TIMESTAMP = "2026-01-01T00:00:00+00:00"
-
-
-def assert_golden(name: str, data: str) -> None:
-    """Compare with tests/golden/NAME; REVIEWBOT_UPDATE_GOLDEN=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("REVIEWBOT_UPDATE_GOLDEN") == "1":
-        path.write_text(data, encoding="utf-8")
-    assert json.loads(data) == json.loads(path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -42,13 +32,13 @@ def mixed_change(repo: GitFixture) -> DiffResult:
 
 def test_review_index_golden(mixed_change: DiffResult) -> None:
     index = build_review_index(mixed_change, TIMESTAMP)
-    assert_golden("review_index.json", index.model_dump_json(indent=2))
+    assert_golden(GOLDEN / "review_index.json", index.model_dump_json(indent=2))
 
 
 def test_planner_index_golden_has_no_diff_text_or_notes(mixed_change: DiffResult) -> None:
     planner = build_planner_index(build_review_index(mixed_change, TIMESTAMP))
     data = planner.model_dump_json(indent=2)
-    assert_golden("planner_index.json", data)
+    assert_golden(GOLDEN / "planner_index.json", data)
     assert "charge(" not in data and "rule_notes" not in data
 
 

@@ -1,0 +1,50 @@
+"""`reviewbot explain`: a finished run, told from its artifacts."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.cli import main
+from tests.conftest import GitFixture
+
+
+def test_explain_shows_coverage_and_decisions(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("docs/guide.md", "# Guide\n")
+    repo.write("app/run.py", "import os\nos.system('ls ' + path)\n")
+    repo.write("app/.reviewbot-ignored.py", "x = 1\n")
+    repo.write(".reviewbot.toml", 'ignore = ["*ignored*"]\n')
+    repo.stage()
+    assert main(["--repo", str(repo.root), "--quiet"]) == 1
+    capsys.readouterr()
+
+    monkeypatch.chdir(repo.root)
+    assert main(["explain"]) == 0
+    out = capsys.readouterr().out
+    assert "staged review against main" in out
+    assert "coverage: 3 units in 3 files reviewed, 1 ignored by config" in out
+    assert "findings: 1 error, 0 warning, 0 info" in out
+    units = [line for line in out.splitlines() if line.startswith("  ") and "priority" in line]
+    assert units[0].startswith("  app/run.py L1-L2  add  high priority, function")
+    assert ("why: security_sensitive: subprocess, rule findings; "
+            "python.shell-injection (error) at L2") in out
+    assert "artifacts in .reviewbot/runs/" in out
+
+
+def test_explain_without_runs_says_what_to_do(
+        tmp_path: object, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(str(tmp_path))
+    assert main(["explain"]) == 2
+    assert "no runs in .reviewbot/runs; run reviewbot first" in capsys.readouterr().err
+
+
+def test_pre_push_flag_outside_pre_commit_is_a_usage_error(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.commit()
+    for name in ("PRE_COMMIT_TO_REF", "PRE_COMMIT_ORIGIN", "PRE_COMMIT_FROM_REF"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["--repo", str(repo.root), "--pre-push"]) == 2
+    assert "run it as pre-commit's reviewbot-push hook" in capsys.readouterr().err
