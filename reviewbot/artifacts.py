@@ -14,7 +14,16 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from reviewbot.errors import ArtifactError, ConfigError
-from reviewbot.schema import DiffResult, PlannerIndex, ReviewIndex, RulesResult, RunReport
+from reviewbot.schema import (
+    DiffResult,
+    FusedPlan,
+    LlmPlan,
+    ModelCallLog,
+    PlannerIndex,
+    ReviewIndex,
+    RulesResult,
+    RunReport,
+)
 
 # name -> (step number, model). The one list of what a run can write.
 STEPS: dict[str, tuple[int, type[BaseModel]]] = {
@@ -22,6 +31,9 @@ STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "rules": (2, RulesResult),
     "review_index": (3, ReviewIndex),
     "planner_index": (3, PlannerIndex),
+    "llm_plan": (4, LlmPlan),
+    "fused_plan": (5, FusedPlan),
+    "model_calls": (9, ModelCallLog),
     "report": (9, RunReport),
 }
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from reviewbot import __version__
 from reviewbot.config import SEVERITIES, Config, load_config
@@ -23,6 +23,9 @@ from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
 from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
+
+if TYPE_CHECKING:
+    from reviewbot.model import StructuredCaller
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEFAULT_OUTPUT_DIR = Path(".reviewbot/runs")
@@ -108,15 +111,30 @@ def _review(args: argparse.Namespace) -> int:
         mode="pr" if args.pre_push else cast(Mode, args.mode), base=base, head=head,
         include_untracked=args.include_untracked,
     )
+    caller = None if args.offline else _model_caller(config)
     with progress_display(enabled=not args.quiet) as progress:
         outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR,
-                             progress)
+                             progress, caller, notify=_notice)
     data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
                        verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
     output = render(args.format, data)
     if output:
         print(output)
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
+
+
+def _model_caller(config: Config) -> StructuredCaller | None:
+    """A caller for the configured model; None (offline) when no model is configured."""
+    from reviewbot.model import OpenAITransport, StructuredCaller, model_settings
+
+    settings = model_settings(config)
+    if settings is None:
+        return None
+    return StructuredCaller(client=OpenAITransport(settings), settings=settings)
+
+
+def _notice(message: str) -> None:
+    print(f"reviewbot: {message}", file=sys.stderr)
 
 
 def _pre_push_refs() -> tuple[str | None, str]:

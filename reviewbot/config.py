@@ -32,12 +32,20 @@ class Config:
     ignore: tuple[str, ...] = ()
     rules: Mapping[str, RuleSetting] = field(default_factory=dict)
     source: str = "defaults"
+    # The model (OpenAI-compatible). Environment: REVIEWBOT_MODEL, OPENAI_BASE_URL,
+    # OPENAI_API_KEY (the key is only ever read from the environment).
+    model: str | None = None
+    fallback_models: tuple[str, ...] = ()
+    base_url: str | None = None
+    timeout_s: float = 30.0
+    max_model_calls: int = 30
 
     def rule(self, rule_id: str) -> RuleSetting:
         return self.rules.get(rule_id, RuleSetting())
 
 
-_KNOWN_KEYS = {"fail_level", "output_dir", "ignore", "rules"}
+_KNOWN_KEYS = {"fail_level", "output_dir", "ignore", "rules", "model", "fallback_models",
+               "base_url", "timeout_s", "max_model_calls"}
 
 
 def load_config(repo_root: Path) -> Config:
@@ -54,6 +62,8 @@ def load_config(repo_root: Path) -> Config:
 
 
 def parse_config(table: Mapping[str, Any], source: str, repo_root: Path) -> Config:
+    if "api_key" in table:
+        raise ConfigError(f"{source}: keep the API key out of files; set OPENAI_API_KEY.")
     unknown = sorted(set(table) - _KNOWN_KEYS)
     if unknown:
         raise ConfigError(
@@ -69,7 +79,29 @@ def parse_config(table: Mapping[str, Any], source: str, repo_root: Path) -> Conf
         config = replace(config, ignore=_strings(table["ignore"], f"{source}: ignore"))
     if "rules" in table:
         config = replace(config, rules=_rules(table["rules"], source))
+    return _model_keys(config, table, source)
+
+
+def _model_keys(config: Config, table: Mapping[str, Any], source: str) -> Config:
+    if "model" in table:
+        config = replace(config, model=_string(table["model"], f"{source}: model"))
+    if "fallback_models" in table:
+        config = replace(config, fallback_models=_strings(table["fallback_models"],
+                                                          f"{source}: fallback_models"))
+    if "base_url" in table:
+        config = replace(config, base_url=_string(table["base_url"], f"{source}: base_url"))
+    if "timeout_s" in table:
+        config = replace(config, timeout_s=_positive(table["timeout_s"], f"{source}: timeout_s"))
+    if "max_model_calls" in table:
+        calls = _positive(table["max_model_calls"], f"{source}: max_model_calls")
+        config = replace(config, max_model_calls=int(calls))
     return config
+
+
+def _positive(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{where} must be a positive number, not {value!r}.")
+    return float(value)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -12,14 +12,19 @@ from pathlib import Path
 from reviewbot.artifacts import RunDir, create_run_dir, new_run_id
 from reviewbot.config import Config
 from reviewbot.diff import collect, new_side_reader
+from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.model import StructuredCaller
+from reviewbot.planner import plan
 from reviewbot.rules import run_rules
 from reviewbot.schema import (
     SEVERITY_RANK,
     ChangeRequest,
     DiffResult,
     Finding,
+    FusedPlan,
+    ModelCallLog,
     ReviewIndex,
     ReviewUnit,
     RunReport,
@@ -40,12 +45,14 @@ class ReviewOutcome:
     run_dir: RunDir
     diff: DiffResult
     index: ReviewIndex
+    fused: FusedPlan
     # (path, line) -> new-side text of the lines findings point at (secrets left out).
     code: dict[tuple[str, int], str]
 
 
 def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
-               progress: Progress = _silent) -> ReviewOutcome:
+               progress: Progress = _silent, caller: StructuredCaller | None = None,
+               notify: Progress = _silent) -> ReviewOutcome:
     started = time.monotonic()
     now = datetime.now(UTC)
     run_dir = create_run_dir(output_dir, new_run_id(now))
@@ -61,7 +68,18 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
     reviewed = diff.model_copy(update={"units": rules.units})
     index = build_review_index(reviewed, timestamp=now.isoformat(timespec="seconds"))
     run_dir.write("review_index", index)
-    run_dir.write("planner_index", build_planner_index(index))
+    planner_index = build_planner_index(index)
+    run_dir.write("planner_index", planner_index)
+
+    progress("planning" + (" with the model" if caller else ""))
+    llm_plan = plan(index, planner_index, caller)
+    run_dir.write("llm_plan", llm_plan)
+    for notice in llm_plan.notices:
+        notify(notice)
+    fused = fuse(rules.units, llm_plan)
+    run_dir.write("fused_plan", fused)
+    if caller is not None:
+        run_dir.write("model_calls", ModelCallLog(calls=tuple(caller.calls)))
 
     findings = rules.findings
     report = RunReport(
@@ -71,7 +89,7 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
         stats=_stats(index, findings, started),
     )
     run_dir.write("report", report)
-    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index,
+    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index, fused=fused,
                          code=finding_code(rules.units, findings))
 
 

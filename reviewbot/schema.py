@@ -242,3 +242,88 @@ class RunReport(Frozen):
     findings: tuple[Finding, ...] = ()
     units: tuple[IndexUnit, ...] = ()
     stats: RunStats = RunStats()
+
+
+# --- planning (steps 4 and 5) ----------------------------------------------------------
+
+RequestType = Literal[
+    "previous_version", "callers", "search_callers", "search", "search_config_usage",
+    "search_implementations", "search_model_usage", "search_class_methods", "scanner_issues",
+]
+# Requests that need a symbol to search for, and those that need a keyword.
+SYMBOL_REQUESTS: frozenset[str] = frozenset({
+    "callers", "search_callers", "search_implementations", "search_model_usage",
+    "search_class_methods",
+})
+KEYWORD_REQUESTS: frozenset[str] = frozenset({"search", "search_config_usage"})
+PlanSource = Literal["model", "heuristic"]
+
+
+class PlanRequest(Frozen):
+    type: RequestType
+    details: str | None = None
+
+
+class PlanItem(Frozen):
+    """The planner's decision for one unit (seed 004 section 2, llm_plan)."""
+
+    unit_id: str
+    llm_context_level: ContextLevel
+    extra_requests: tuple[PlanRequest, ...] = ()
+    skip_review: bool = False
+    reason: str = ""
+
+
+class PlanReply(BaseModel):
+    """What the planner model must answer; validated before anything uses it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan: list[PlanItem]
+
+
+class LlmPlan(Frozen):
+    """Step 4: a plan item per unit, from the model or from the heuristic planner."""
+
+    plan: tuple[PlanItem, ...]
+    # Where each unit's item came from; heuristic items say why in their reason.
+    sources: dict[str, PlanSource] = Field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+
+
+class FusedItem(Frozen):
+    unit_id: str
+    rule_context_level: ContextLevel
+    rule_confidence: float
+    llm_context_level: ContextLevel
+    final_context_level: ContextLevel
+    extra_requests: tuple[ExtraRequest, ...] = ()
+    skip_review: bool = False
+    reason: str = ""
+
+
+class FusedPlan(Frozen):
+    """Step 5: the rule plan and the model plan merged (seed 004 section 3)."""
+
+    plan: tuple[FusedItem, ...]
+    # Unit ids the model named that are not in the change.
+    ignored_plan_ids: tuple[str, ...] = ()
+    # Requests fusion could not make executable (no symbol or keyword to search for).
+    dropped_requests: tuple[str, ...] = ()
+
+
+class ModelCall(Frozen):
+    """One request to a model: what a run spent, never what it sent or the key."""
+
+    purpose: str
+    model: str
+    attempt: int
+    outcome: str
+    latency_ms: int
+    tokens_in: int = 0
+    tokens_out: int = 0
+    error: str | None = None
+
+
+class ModelCallLog(Frozen):
+    calls: tuple[ModelCall, ...] = ()

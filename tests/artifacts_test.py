@@ -26,10 +26,12 @@ def test_every_artifact_of_a_run_round_trips(repo: GitFixture, tmp_path: Path) -
                          tmp_path / "runs")
     written = sorted(p.name for p in outcome.run_dir.path.iterdir())
     assert written == ["step1_diff.json", "step2_rules.json", "step3_planner_index.json",
-                       "step3_review_index.json", "step9_report.json"]
-    for name in STEPS:
-        loaded = outcome.run_dir.read(name)
-        assert type(loaded) is STEPS[name][1]
+                       "step3_review_index.json", "step4_llm_plan.json", "step5_fused_plan.json",
+                       "step9_report.json"]
+    for name, (step, model) in STEPS.items():
+        if f"step{step}_{name}.json" in written:
+            assert type(outcome.run_dir.read(name)) is model
+    assert outcome.run_dir.read("fused_plan") == outcome.fused
     assert outcome.run_dir.read("diff") == outcome.diff
     assert outcome.run_dir.read("review_index") == outcome.index
     assert outcome.run_dir.read("report") == outcome.report

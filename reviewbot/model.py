@@ -1,0 +1,238 @@
+"""The model layer: one small Protocol over any OpenAI-compatible chat-completions server.
+
+`OpenAITransport` makes single requests with the `openai` SDK (imported only when a model
+is used: the import alone costs ~0.8 s). Its own retries are off: the SDK's defaults (a
+600 s read timeout, 2 retries that also retry timeouts) are wrong for a hook. Here a
+timeout is final, and connection errors, 408, 429 (honouring Retry-After) and 5xx are
+retried at most twice with exponential backoff.
+
+`StructuredCaller` turns replies into validated pydantic objects: an invalid reply is
+retried once with the validation error fed back, then the next fallback model is tried;
+when nothing works it raises `ModelUnavailable` with a reason the caller turns into a
+heuristic fallback (seed 000). It counts calls against the run's cap and records each one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from reviewbot.config import Config
+from reviewbot.schema import ModelCall
+
+T = TypeVar("T", bound=BaseModel)
+Message = dict[str, str]
+
+MAX_RETRIES = 2
+BACKOFF_S = 0.5
+MAX_RETRY_AFTER_S = 10.0
+_RETRY_STATUS = frozenset({408, 429})
+# Local servers (Ollama, llama.cpp, vLLM) need no key, but the SDK insists on one.
+_NO_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    model: str
+    fallback_models: tuple[str, ...] = ()
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 30.0
+    max_calls: int = 30
+
+
+def model_settings(config: Config, env: Mapping[str, str] | None = None) -> ModelSettings | None:
+    """The configured model, or None when none is (the run is then offline)."""
+    env = os.environ if env is None else env
+    model = env.get("REVIEWBOT_MODEL") or config.model
+    if not model:
+        return None
+    return ModelSettings(
+        model=model, fallback_models=config.fallback_models,
+        base_url=env.get("OPENAI_BASE_URL") or config.base_url,
+        api_key=env.get("OPENAI_API_KEY") or None,
+        timeout_s=config.timeout_s, max_calls=config.max_model_calls,
+    )
+
+
+@dataclass(frozen=True)
+class Reply:
+    content: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class ModelCallFailed(Exception):
+    """One request failed. `outcome` is a short code; `transient` whether to retry it."""
+
+    def __init__(self, outcome: str, detail: str, *, transient: bool = False,
+                 retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.outcome = outcome
+        self.transient = transient
+        self.retry_after = retry_after
+
+
+class ModelUnavailable(Exception):
+    """No model produced a valid answer; `reason` is what the heuristic fallback reports."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+class ModelClient(Protocol):
+    def chat(self, model: str, messages: Sequence[Message],
+             schema: type[BaseModel]) -> Reply: ...
+
+
+class OpenAITransport:
+    """Single chat-completion requests through the `openai` SDK, temperature 0."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        from openai import OpenAI
+
+        self._secret = settings.api_key
+        self._client = OpenAI(api_key=settings.api_key or _NO_KEY, base_url=settings.base_url,
+                              timeout=settings.timeout_s, max_retries=0)
+
+    def chat(self, model: str, messages: Sequence[Message], schema: type[BaseModel]) -> Reply:
+        import openai
+
+        response_format: Any = {"type": "json_schema", "json_schema": {
+            "name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+        try:
+            completion = self._client.chat.completions.create(
+                model=model, messages=list(messages),  # type: ignore[arg-type]
+                temperature=0, response_format=response_format)
+        except openai.APITimeoutError as exc:
+            raise ModelCallFailed("timeout", "the model did not answer in time") from exc
+        except openai.APIConnectionError as exc:
+            raise ModelCallFailed("connection_error", self._scrub(str(exc.__cause__ or exc)),
+                                  transient=True) from exc
+        except openai.APIStatusError as exc:
+            raise _status_failure(exc.status_code, exc.response.headers,
+                                  self._scrub(exc.message)) from exc
+        usage = completion.usage
+        content = completion.choices[0].message.content if completion.choices else None
+        return Reply(content=content or "",
+                     tokens_in=usage.prompt_tokens if usage else 0,
+                     tokens_out=usage.completion_tokens if usage else 0)
+
+    def _scrub(self, text: str) -> str:
+        """Error text from a server can echo what it was sent; never let the key through."""
+        return text.replace(self._secret, "***") if self._secret else text
+
+
+def _status_failure(status: int, headers: Mapping[str, str], detail: str) -> ModelCallFailed:
+    transient = status in _RETRY_STATUS or status >= 500
+    return ModelCallFailed(f"http_{status}", f"HTTP {status}: {detail}"[:300],
+                           transient=transient, retry_after=_retry_after(headers))
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after")
+    try:
+        return min(float(value), MAX_RETRY_AFTER_S) if value is not None else None
+    except ValueError:
+        return None
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*$", re.DOTALL)
+
+
+@dataclass
+class StructuredCaller:
+    """Validated answers from the primary model, then its fallbacks, within a call cap."""
+
+    client: ModelClient
+    settings: ModelSettings
+    sleep: Callable[[float], None] = time.sleep
+    calls: list[ModelCall] = field(default_factory=list)
+
+    @property
+    def remaining(self) -> int:
+        return self.settings.max_calls - len(self.calls)
+
+    def ask(self, purpose: str, messages: Sequence[Message], schema: type[T]) -> T:
+        last = "no model answered"
+        for model in (self.settings.model, *self.settings.fallback_models):
+            conversation = list(messages)
+            for attempt in (1, 2):
+                reply = self._request(purpose, model, attempt, conversation, schema)
+                try:
+                    parsed = schema.model_validate_json(_unfence(reply.content))
+                except ValidationError as exc:
+                    last = f"{model} replied with invalid output ({exc.error_count()} errors)"
+                    self._record(purpose, model, attempt, "invalid_output", reply, 0,
+                                 _summary(exc))
+                    conversation += [{"role": "assistant", "content": reply.content[:4000]},
+                                     {"role": "user", "content": _correction(exc)}]
+                    continue
+                return parsed
+        raise ModelUnavailable("invalid_output", last)
+
+    def _request(self, purpose: str, model: str, attempt: int,
+                 conversation: Sequence[Message], schema: type[BaseModel]) -> Reply:
+        for retry in range(MAX_RETRIES + 1):
+            if self.remaining <= 0:
+                raise ModelUnavailable("call_cap", f"the run's cap of {self.settings.max_calls} "
+                                                   "model calls is reached")
+            started = time.monotonic()
+            try:
+                reply = self.client.chat(model, conversation, schema)
+            except ModelCallFailed as exc:
+                self._record(purpose, model, attempt, exc.outcome, None, started, str(exc))
+                if not exc.transient or retry == MAX_RETRIES:
+                    raise ModelUnavailable(_reason(exc.outcome), f"{model}: {exc}") from exc
+                self.sleep(exc.retry_after if exc.retry_after is not None
+                           else BACKOFF_S * 2 ** retry)
+                continue
+            self._record(purpose, model, attempt, "ok", reply, started, None)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _record(self, purpose: str, model: str, attempt: int, outcome: str,
+                reply: Reply | None, started: float, error: str | None) -> None:
+        if outcome == "invalid_output" and self.calls:
+            # The request itself was recorded as ok; it is its answer that failed.
+            last = self.calls[-1]
+            self.calls[-1] = last.model_copy(update={"outcome": outcome, "error": error})
+            return
+        self.calls.append(ModelCall(
+            purpose=purpose, model=model, attempt=attempt, outcome=outcome,
+            latency_ms=round((time.monotonic() - started) * 1000) if started else 0,
+            tokens_in=reply.tokens_in if reply else 0,
+            tokens_out=reply.tokens_out if reply else 0, error=error,
+        ))
+
+
+def _reason(outcome: str) -> str:
+    return {"timeout": "model_timeout"}.get(outcome, "model_error")
+
+
+def _unfence(content: str) -> str:
+    """Accept a reply wrapped in one Markdown code fence (common with local models)."""
+    match = _FENCE.match(content)
+    return match.group("body") if match else content
+
+
+def _summary(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def _correction(exc: ValidationError) -> str:
+    return ("Your reply did not match the required JSON schema: " + _summary(exc)
+            + ". Reply again with only a JSON object that matches the schema.")
+
+
+def fenced_json(label: str, data: object) -> str:
+    """Data for a prompt, fenced so that nothing in it reads as an instruction."""
+    return f"<{label}>\n{json.dumps(data, ensure_ascii=False)}\n</{label}>"
