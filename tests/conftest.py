@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_openai import FakeOpenAI
+
 
 class GitFixture:
     """A real repository in a temporary folder, with helpers to build changes."""
@@ -77,3 +79,11 @@ def assert_golden(path: Path, output: str) -> None:
         assert json.loads(output) == json.loads(expected)
     else:
         assert output + "\n" == expected
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (see tests/fake_openai.py)."""
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()

@@ -1,0 +1,120 @@
+"""A real HTTP server on 127.0.0.1 that speaks OpenAI's chat-completions protocol.
+
+Tests script its replies in order (JSON content, tool calls, status codes, delays, headers)
+and point the real `openai` client at it with `base_url`. It records every request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Scripted:
+    status: int = 200
+    body: Any = None
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages", []))
+
+
+def completion(content: str | None, *, model: str = "test-model", tokens: tuple[int, int] = (11, 7),
+               tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600,
+        "model": model,
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                  "total_tokens": sum(tokens)},
+    }
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.script: deque[Scripted] = deque()
+        self.received: list[Received] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                raw = self.rfile.read(length)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                fake.received.append(Received(path=self.path, headers=headers,
+                                              body=json.loads(raw or b"{}")))
+                step = fake.script.popleft() if fake.script else Scripted(
+                    500, {"error": {"message": "the test scripted no more replies"}})
+                time.sleep(step.delay)
+                payload = (step.body if isinstance(step.body, bytes)
+                           else json.dumps(step.body).encode())
+                try:
+                    self.send_response(step.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    for name, value in step.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test); nothing to answer
+
+            def log_message(self, format: str, *args: object) -> None:
+                del format, args
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- scripting -----------------------------------------------------------------------
+    def reply_json(self, data: Any, **kwargs: Any) -> None:
+        self.script.append(Scripted(body=completion(json.dumps(data), **kwargs)))
+
+    def reply_text(self, content: str, **kwargs: Any) -> None:
+        self.script.append(Scripted(body=completion(content, **kwargs)))
+
+    def reply_tool_calls(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        tool_calls = [{"id": f"call_{i}", "type": "function",
+                       "function": {"name": name, "arguments": json.dumps(args)}}
+                      for i, (name, args) in enumerate(calls)]
+        self.script.append(Scripted(body=completion(None, tool_calls=tool_calls)))
+
+    def reply_status(self, status: int, *, headers: dict[str, str] | None = None,
+                     message: str = "scripted failure") -> None:
+        self.script.append(Scripted(status=status, body={"error": {"message": message}},
+                                    headers=headers or {}))
+
+    def reply_slowly(self, delay: float, data: Any) -> None:
+        self.script.append(Scripted(body=completion(json.dumps(data)), delay=delay))

@@ -1,0 +1,180 @@
+"""The model layer against a real HTTP peer on 127.0.0.1, with the real openai client."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from pydantic import BaseModel
+
+from reviewbot.config import Config
+from reviewbot.model import (
+    ModelSettings,
+    ModelUnavailable,
+    OpenAITransport,
+    StructuredCaller,
+    model_settings,
+)
+from tests.fake_openai import FakeOpenAI
+
+KEY = "sk-test-DO-NOT-LEAK-0123456789"
+
+
+class Answer(BaseModel):
+    verdict: str
+    score: int
+
+
+def caller_for(server_url: str, sleeps: list[float] | None = None,
+               **settings: object) -> StructuredCaller:
+    values: dict[str, object] = {"model": "primary", "base_url": server_url, "api_key": KEY,
+                                 "timeout_s": 5.0, "max_calls": 30, **settings}
+    config = ModelSettings(**values)  # type: ignore[arg-type]
+    recorded = sleeps if sleeps is not None else []
+    return StructuredCaller(client=OpenAITransport(config), settings=config,
+                            sleep=recorded.append)
+
+
+def ask(caller: StructuredCaller) -> Answer:
+    return caller.ask("test", [{"role": "user", "content": "rate it"}], Answer)
+
+
+def test_valid_reply(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_json({"verdict": "ok", "score": 3})
+    caller = caller_for(fake_openai.base_url)
+
+    assert ask(caller) == Answer(verdict="ok", score=3)
+
+    [request] = fake_openai.received
+    assert request.path == "/v1/chat/completions"
+    assert request.body["model"] == "primary" and request.body["temperature"] == 0
+    assert request.body["response_format"]["json_schema"]["schema"]["required"] == [
+        "verdict", "score"]
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    [call] = caller.calls
+    assert (call.outcome, call.model, call.tokens_in, call.tokens_out) == ("ok", "primary", 11, 7)
+
+
+def test_invalid_reply_is_retried_once_with_the_error_fed_back(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_json({"verdict": "ok", "score": "three"})
+    fake_openai.reply_json({"verdict": "ok", "score": 3})
+    caller = caller_for(fake_openai.base_url)
+
+    assert ask(caller).score == 3
+
+    retry = fake_openai.received[1].messages
+    assert retry[-2]["role"] == "assistant" and "three" in retry[-2]["content"]
+    assert retry[-1]["role"] == "user" and "score" in retry[-1]["content"]
+    assert "did not match the required JSON schema" in retry[-1]["content"]
+    assert [c.outcome for c in caller.calls] == ["invalid_output", "ok"]
+
+
+def test_garbage_twice_moves_to_the_fallback_model(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_text("I think it is fine!")
+    fake_openai.reply_text("{not json")
+    fake_openai.reply_json({"verdict": "fine", "score": 1})
+    caller = caller_for(fake_openai.base_url, fallback_models=("backup",))
+
+    assert ask(caller).verdict == "fine"
+    assert [r.body["model"] for r in fake_openai.received] == ["primary", "primary", "backup"]
+
+
+def test_garbage_everywhere_is_unavailable_with_reason_invalid_output(
+        fake_openai: FakeOpenAI) -> None:
+    for _ in range(4):
+        fake_openai.reply_text("no")
+    caller = caller_for(fake_openai.base_url, fallback_models=("backup",))
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert exc.value.reason == "invalid_output"
+    assert len(fake_openai.received) == 4
+
+
+def test_reply_in_a_code_fence_is_accepted(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_text('```json\n{"verdict": "ok", "score": 2}\n```')
+    assert ask(caller_for(fake_openai.base_url)).score == 2
+
+
+def test_timeout_is_final_not_retried(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_slowly(3.0, {"verdict": "late", "score": 0})
+    caller = caller_for(fake_openai.base_url, timeout_s=0.3)
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert exc.value.reason == "model_timeout"
+    assert len(fake_openai.received) == 1
+    assert [c.outcome for c in caller.calls] == ["timeout"]
+
+
+def test_429_honours_retry_after(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(429, headers={"retry-after": "2"})
+    fake_openai.reply_json({"verdict": "ok", "score": 1})
+    sleeps: list[float] = []
+    caller = caller_for(fake_openai.base_url, sleeps)
+
+    assert ask(caller).score == 1
+    assert sleeps == [2.0]
+    assert [c.outcome for c in caller.calls] == ["http_429", "ok"]
+
+
+def test_5xx_backs_off_exponentially_then_gives_up(fake_openai: FakeOpenAI) -> None:
+    for _ in range(3):
+        fake_openai.reply_status(503)
+    sleeps: list[float] = []
+    caller = caller_for(fake_openai.base_url, sleeps)
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert exc.value.reason == "model_error"
+    assert sleeps == [0.5, 1.0]
+    assert len(fake_openai.received) == 3
+
+
+def test_a_500_then_success(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(500)
+    fake_openai.reply_json({"verdict": "ok", "score": 5})
+    assert ask(caller_for(fake_openai.base_url)).score == 5
+
+
+def test_client_errors_are_not_retried_and_never_show_the_key(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(401, message=f"Incorrect API key provided: {KEY}")
+    caller = caller_for(fake_openai.base_url)
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert len(fake_openai.received) == 1
+    assert KEY not in str(exc.value) and KEY not in repr(exc.value)
+    assert all(KEY not in call.model_dump_json() for call in caller.calls)
+    assert "***" in (caller.calls[0].error or "")
+
+
+def test_server_down_is_a_connection_error_after_two_retries() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    sleeps: list[float] = []
+    caller = caller_for(f"http://127.0.0.1:{port}/v1", sleeps)
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert exc.value.reason == "model_error"
+    assert [c.outcome for c in caller.calls] == ["connection_error"] * 3
+    assert sleeps == [0.5, 1.0]
+
+
+def test_call_cap(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_json({"verdict": "ok", "score": 1})
+    caller = caller_for(fake_openai.base_url, max_calls=1)
+    assert ask(caller).score == 1
+    with pytest.raises(ModelUnavailable) as exc:
+        ask(caller)
+    assert exc.value.reason == "call_cap"
+    assert len(fake_openai.received) == 1
+
+
+def test_settings_from_environment_and_config() -> None:
+    assert model_settings(Config(), {}) is None
+    env = {"REVIEWBOT_MODEL": "qwen2.5-coder", "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}
+    settings = model_settings(Config(fallback_models=("small",), timeout_s=9), env)
+    assert settings is not None
+    assert (settings.model, settings.base_url, settings.api_key, settings.fallback_models,
+            settings.timeout_s) == ("qwen2.5-coder", "http://127.0.0.1:11434/v1", None,
+                                    ("small",), 9)
+    with_key = model_settings(Config(model="gpt-4o-mini"), {"OPENAI_API_KEY": KEY})
+    assert with_key is not None and KEY not in repr(with_key)
