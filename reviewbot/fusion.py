@@ -107,12 +107,15 @@ def infer_symbol(unit: ReviewUnit) -> str | None:
         return changed[0]
     if unit.hunk is None:
         return None
+    # The nearest definition at or above the first changed line, else the first one the
+    # change adds or removes, else git's hunk header.
+    nearest: str | None = None
     for line in unit.hunk.lines:
+        nearest = definition_name(line.text) or nearest
         if line.kind != "ctx":
-            name = definition_name(line.text)
-            if name:
-                return name
-    return definition_name(unit.hunk.section)
+            break
+    defined = (definition_name(line.text) for line in unit.hunk.lines if line.kind != "ctx")
+    return nearest or next((n for n in defined if n), None) or definition_name(unit.hunk.section)
 
 
 def infer_keyword(unit: ReviewUnit) -> str | None:

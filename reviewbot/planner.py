@@ -57,8 +57,8 @@ def heuristic_item(unit: IndexUnit, reason: str) -> PlanItem:
     )
 
 
-def plan(index: ReviewIndex, planner_index: PlannerIndex,
-         caller: StructuredCaller | None) -> LlmPlan:
+def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: StructuredCaller | None,
+         batch_tokens: int = BATCH_TOKENS) -> LlmPlan:
     by_id = {unit.unit_id: unit for unit in index.units}
     if caller is None:
         return _heuristic(index.units, "offline", ())
@@ -66,7 +66,7 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex,
     sources: dict[str, PlanSource] = {}
     notices: list[str] = []
     failure: ModelUnavailable | None = None
-    for batch in batches(planner_index):
+    for batch in batches(planner_index, batch_tokens):
         ids = [unit.unit_id for unit in batch]
         if failure is None:
             try:
@@ -94,7 +94,8 @@ def _heuristic(units: Sequence[IndexUnit], reason: str, notices: tuple[str, ...]
                    notices=notices)
 
 
-def batches(planner_index: PlannerIndex, budget: int = BATCH_TOKENS) -> Iterator[list[PlannerUnit]]:
+def batches(planner_index: PlannerIndex,
+            budget: int = BATCH_TOKENS) -> Iterator[list[PlannerUnit]]:
     """Units in order, grouped so that each group's JSON stays within the token budget."""
     batch: list[PlannerUnit] = []
     size = 0

@@ -1,0 +1,84 @@
+"""Step 4: the model planner, its batches, and the heuristic planner in its place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.planner import batches, heuristic_item, plan
+from reviewbot.schema import ChangeRequest, DiffResult, ReviewIndex
+from tests.fake_openai import FakeOpenAI
+from tests.model_test import caller_for
+from tests.rules.conftest import review
+
+FILES = {
+    "src/pay.py": ("def pay(amount, currency):\n    return charge(amount, currency)\n",
+                   "def pay(amount):\n    return charge(amount)\n"),
+    "src/fmt.py": ("def f():\n    return  1\n", "def f():\n    return 1\n"),
+    "docs/a.md": ("# A\n\nnew words\n", "# A\n\nwords\n"),
+}
+
+
+def make_index() -> ReviewIndex:
+    units = tuple(u for path, (new, old) in FILES.items() for u in review(path, new, old).units)
+    diff = DiffResult(request=ChangeRequest(mode="staged"), repo_root="/r", base_rev="0" * 40,
+                      units=units)
+    return build_review_index(diff, "2026-01-01T00:00:00+00:00")
+
+
+def item(unit_id: str, **kwargs: Any) -> dict[str, Any]:
+    return {"unit_id": unit_id, "llm_context_level": "file_context", "extra_requests": [],
+            "skip_review": False, "reason": "model says so", **kwargs}
+
+
+def test_offline_is_the_heuristic_with_reason_offline() -> None:
+    index = make_index()
+    result = plan(index, build_planner_index(index), None)
+    assert {i.reason for i in result.plan} == {"offline"}
+    assert set(result.sources.values()) == {"heuristic"}
+    by_path = {u.file_path: u.unit_id for u in index.units}
+    skipped = {i.unit_id for i in result.plan if i.skip_review}
+    assert skipped == {by_path["src/fmt.py"]}  # whitespace only: nothing to review
+    pay = next(i for i in result.plan if i.unit_id == by_path["src/pay.py"])
+    assert [(r.type, r.details) for r in pay.extra_requests] == [("search_callers", "pay")]
+
+
+def test_model_plan_with_unknown_and_missing_units(fake_openai: FakeOpenAI) -> None:
+    index = make_index()
+    first, second, third = (u.unit_id for u in index.units)
+    fake_openai.reply_json({"plan": [
+        item(first, extra_requests=[{"type": "search_callers", "details": "pay"}]),
+        item(second, skip_review=True), item("no-such-unit")]})
+    caller = caller_for(fake_openai.base_url)
+
+    result = plan(index, build_planner_index(index), caller)
+
+    assert result.sources == {first: "model", second: "model", third: "heuristic"}
+    missing = next(i for i in result.plan if i.unit_id == third)
+    assert missing.reason == "missing_from_model_plan"
+    assert "no-such-unit" in {i.unit_id for i in result.plan}  # fusion reports and ignores it
+    [request] = fake_openai.received
+    prompt = request.messages[1]["content"]
+    assert prompt.startswith("<planner_index>") and "charge(" not in prompt
+
+
+def test_batches_respect_the_budget_and_the_cap_hands_over(fake_openai: FakeOpenAI) -> None:
+    index = make_index()
+    planner_index = build_planner_index(index)
+    assert [len(b) for b in batches(planner_index, budget=1)] == [1, 1, 1]
+    assert [len(b) for b in batches(planner_index)] == [3]
+
+    first = index.units[0].unit_id
+    fake_openai.reply_json({"plan": [item(first)]})
+    caller = caller_for(fake_openai.base_url, max_calls=1)
+    result = plan(index, planner_index, caller, batch_tokens=1)
+    reasons = [i.reason for i in result.plan]
+    assert reasons == ["model says so", "call_cap", "call_cap"]
+    assert len(result.notices) == 1 and "call_cap" in result.notices[0]
+
+
+def test_heuristic_item_keeps_the_rule_plan() -> None:
+    unit = make_index().units[0]
+    heuristic = heuristic_item(unit, "model_timeout")
+    assert heuristic.llm_context_level == unit.rule_context_level
+    assert heuristic.reason == "model_timeout" and not heuristic.skip_review
