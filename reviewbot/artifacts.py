@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from reviewbot.errors import ArtifactError, ConfigError
 from reviewbot.schema import (
+    ContextBundle,
     DiffResult,
     FusedPlan,
     LlmPlan,
@@ -33,6 +34,7 @@ STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "planner_index": (3, PlannerIndex),
     "llm_plan": (4, LlmPlan),
     "fused_plan": (5, FusedPlan),
+    "context_bundle": (6, ContextBundle),
     "model_calls": (9, ModelCallLog),
     "report": (9, RunReport),
 }

@@ -39,13 +39,17 @@ class Config:
     base_url: str | None = None
     timeout_s: float = 30.0
     max_model_calls: int = 30
+    # Context budgets, in (estimated) tokens.
+    context_unit_tokens: int = 6000
+    context_run_tokens: int = 60000
 
     def rule(self, rule_id: str) -> RuleSetting:
         return self.rules.get(rule_id, RuleSetting())
 
 
 _KNOWN_KEYS = {"fail_level", "output_dir", "ignore", "rules", "model", "fallback_models",
-               "base_url", "timeout_s", "max_model_calls"}
+               "base_url", "timeout_s", "max_model_calls", "context_unit_tokens",
+               "context_run_tokens"}
 
 
 def load_config(repo_root: Path) -> Config:
@@ -92,9 +96,10 @@ def _model_keys(config: Config, table: Mapping[str, Any], source: str) -> Config
         config = replace(config, base_url=_string(table["base_url"], f"{source}: base_url"))
     if "timeout_s" in table:
         config = replace(config, timeout_s=_positive(table["timeout_s"], f"{source}: timeout_s"))
-    if "max_model_calls" in table:
-        calls = _positive(table["max_model_calls"], f"{source}: max_model_calls")
-        config = replace(config, max_model_calls=int(calls))
+    counts: dict[str, Any] = {key: int(_positive(table[key], f"{source}: {key}"))
+                              for key in ("max_model_calls", "context_unit_tokens",
+                                          "context_run_tokens") if key in table}
+    config = replace(config, **counts)
     return config
 
 

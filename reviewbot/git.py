@@ -94,6 +94,29 @@ class GitRepo:
         status, out, _ = self._execute(["show", f"{rev}:{path}"])
         return out if status == 0 else None
 
+    def grep(self, needle: str, source: str | None, *,
+             word: bool = True) -> list[tuple[str, int, str]]:
+        """Fixed-string hits in tracked text files, as (path, line, text).
+
+        `source`: None searches the work tree, "" the index, anything else that commit.
+        Tracked files only, so .gitignore'd and untracked files are never read.
+        """
+        args = ["grep", "-n", "-I", "--null", "--no-color", "-F", *(["-w"] if word else []),
+                "-e", needle]
+        if source == "":
+            args.append("--cached")
+        elif source:
+            args.append(source)
+        out = self.run([*args, "--"], ok_codes=(0, 1))
+        prefix = f"{source}:" if source else ""
+        hits: list[tuple[str, int, str]] = []
+        for row in out.decode("utf-8", "replace").split("\n"):
+            parts = row.split("\0", 2)
+            if len(parts) == 3 and parts[1].isdigit():
+                path = parts[0].removeprefix(prefix) if prefix else parts[0]
+                hits.append((path, int(parts[1]), parts[2].rstrip("\r")))
+        return hits
+
     def read_worktree(self, path: str) -> bytes | None:
         """A file from the working tree; None unless it is a regular file inside the root."""
         target = (self.root / path).resolve()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from reviewbot.artifacts import RunDir, create_run_dir, new_run_id
 from reviewbot.config import Config
+from reviewbot.context import build_bundle
+from reviewbot.context.sources import RepoSource
 from reviewbot.diff import collect, new_side_reader
 from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
@@ -18,6 +20,7 @@ from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.model import StructuredCaller
 from reviewbot.planner import plan
 from reviewbot.rules import run_rules
+from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
     SEVERITY_RANK,
     ChangeRequest,
@@ -78,6 +81,11 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
         notify(notice)
     fused = fuse(rules.units, llm_plan)
     run_dir.write("fused_plan", fused)
+
+    progress("gathering context")
+    bundle = build_bundle(fused, rules.units, rules.findings, RepoSource(repo, diff), config,
+                          secret_values(rules.units, rules.findings))
+    run_dir.write("context_bundle", bundle)
     if caller is not None:
         run_dir.write("model_calls", ModelCallLog(calls=tuple(caller.calls)))
 

@@ -13,7 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.schema import Severity
+from reviewbot.schema import Finding, ReviewUnit, Severity
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
@@ -60,18 +60,7 @@ class SecretsRule(RuleBase):
         for number, text in change.added_by_line.items():
             if _ALLOWLIST_PRAGMA in text:
                 continue
-            best: dict[str, tuple[Severity, str]] = {}
-            for plugin in _plugins():
-                for found in plugin.analyze_line(filename=change.path, line=text,
-                                                 line_number=number):
-                    value = _value(found)
-                    if value is None or _filtered_out(value, text, plugin):
-                        continue
-                    level = _severity(type(plugin).__name__, quiet)
-                    if level is not None and (value not in best or
-                                              _rank(level) > _rank(best[value][0])):
-                        best[value] = (level, str(found.type))
-            for value, (level, kind) in best.items():
+            for value, (level, kind) in scan_line(change.path, text, quiet).items():
                 yield Hit(
                     rule_id=self.id, line=number, severity=level,
                     title=f"Hard-coded secret: {kind}",
@@ -80,6 +69,33 @@ class SecretsRule(RuleBase):
                     suggestion=("Load it from the environment or a secret manager, and "
                                 "revoke the value if it was ever pushed."),
                 )
+
+
+def scan_line(path: str, text: str, quiet: bool = False) -> dict[str, tuple[Severity, str]]:
+    """Secrets on one line: value -> (severity, type), the most severe detector winning."""
+    best: dict[str, tuple[Severity, str]] = {}
+    for plugin in _plugins():
+        for found in plugin.analyze_line(filename=path, line=text, line_number=0):
+            value = _value(found)
+            if value is None or _filtered_out(value, text, plugin):
+                continue
+            level = _severity(type(plugin).__name__, quiet)
+            if level is not None and (value not in best or
+                                      _rank(level) > _rank(best[value][0])):
+                best[value] = (level, str(found.type))
+    return best
+
+
+def secret_values(units: Iterable[ReviewUnit], findings: Iterable[Finding]) -> set[str]:
+    """The secrets behind the secrets findings, for redaction; kept in memory only."""
+    lines = {(f.file_path, n) for f in findings if f.category == "secrets"
+             for n in range(f.start_line, f.end_line + 1)}
+    values: set[str] = set()
+    for unit in units:
+        for line in unit.hunk.added() if unit.hunk else ():
+            if (unit.file_path, line.new_lineno) in lines:
+                values |= set(scan_line(unit.file_path, line.text))
+    return values
 
 
 def _value(found: Any) -> str | None:

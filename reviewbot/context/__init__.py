@@ -1,0 +1,242 @@
+"""Step 6: the context bundle, one item per unit the fused plan keeps (seed 004 section 4).
+
+Per unit: the diff (with line numbers), then by level its function, the file's skeleton,
+or the whole file, then what its extra requests fetch. Within the unit's and the run's
+token budgets: when a budget bites the least valuable parts go first, and the item says
+exactly what was dropped or clipped. Secrets the rules found are redacted everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from reviewbot.config import Config
+from reviewbot.context.budget import (
+    MAX_FULL_FILE_LINES,
+    clip_lines,
+    estimate_tokens,
+    numbered,
+    redact,
+)
+from reviewbot.context.requests import HANDLERS, UnitContext
+from reviewbot.context.search import Searcher
+from reviewbot.context.sources import RepoSource
+from reviewbot.context.syntax import Span, enclosing, spans
+from reviewbot.rules.lexical import is_import
+from reviewbot.schema import (
+    CONTEXT_LEVELS,
+    BundleItem,
+    BundleMeta,
+    BundleStats,
+    CodeHit,
+    ContextBundle,
+    Finding,
+    FusedItem,
+    FusedPlan,
+    HunkRange,
+    ReviewUnit,
+)
+
+MAX_DIFF_LINES = 300
+MAX_FUNCTION_LINES = 80
+# Dropped first to last when a budget bites; the diff is never dropped, only clipped.
+DROP_ORDER = ("search_hits", "class_methods", "full_file", "file_context", "previous_version",
+              "callers", "function_context", "scanner_issues")
+_LIST_PARTS = frozenset({"callers", "search_hits", "class_methods", "scanner_issues"})
+_PRIORITY = {"high": 0, "medium": 1, "low": 2}
+
+
+def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequence[Finding],
+                 source: RepoSource, config: Config,
+                 secrets: Iterable[str] = ()) -> ContextBundle:
+    by_id = {unit.unit_id: unit for unit in units}
+    kept = [item for item in fused.plan if not item.skip_review and item.unit_id in by_id]
+    # The run's budget goes to the riskiest units first.
+    order = sorted(kept, key=lambda i: _PRIORITY[by_id[i.unit_id].agent_decision.priority])
+    remaining = config.context_run_tokens
+    built: dict[str, BundleItem] = {}
+    hidden = tuple(sorted(set(secrets), key=len, reverse=True))
+    for plan_item in order:
+        unit = by_id[plan_item.unit_id]
+        own = [f for f in findings if f.unit_id == unit.unit_id]
+        item = build_item(unit, plan_item, own, source, min(config.context_unit_tokens,
+                                                            max(remaining, 0)), hidden)
+        remaining -= item.tokens
+        built[unit.unit_id] = item
+    items = tuple(built[i.unit_id] for i in kept)
+    return ContextBundle(items=items, stats=BundleStats(
+        units=len(items), skipped=len(fused.plan) - len(kept),
+        full_context_units=sum(1 for i in items if i.complete),
+        tokens=sum(i.tokens for i in items), unit_budget=config.context_unit_tokens,
+        run_budget=config.context_run_tokens))
+
+
+def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
+               source: RepoSource, budget: int, secrets: Sequence[str] = ()) -> BundleItem:
+    clipped: list[str] = []
+    parts = _level_parts(unit, plan_item, source, clipped)
+    ctx = UnitContext(unit=unit, source=source, searcher=Searcher(source, unit.file_path),
+                      findings=findings)
+    for request in plan_item.extra_requests:
+        for name, value in HANDLERS[request.type](ctx, request).items():
+            parts[name] = (parts.get(name) or []) + value if name in _LIST_PARTS else value
+    parts = {name: _redacted(value, secrets) for name, value in parts.items()}
+    complete = _fit(parts, budget, clipped)
+    fields = {k: tuple(v) if k in _LIST_PARTS else v for k, v in parts.items()}
+    return BundleItem.model_validate({
+        "unit_id": unit.unit_id, "meta": _meta(unit),
+        "final_context_level": plan_item.final_context_level,
+        "extra_requests": plan_item.extra_requests, "clipped": tuple(clipped),
+        "tokens": sum(_tokens(v) for v in parts.values()), "complete": complete, **fields,
+    })
+
+
+def _level_parts(unit: ReviewUnit, plan_item: FusedItem, source: RepoSource,
+                 clipped: list[str]) -> dict[str, Any]:
+    level = CONTEXT_LEVELS.index(plan_item.final_context_level)
+    diff, cut = clip_lines(render_diff(unit), MAX_DIFF_LINES)
+    if cut:
+        clipped.append(f"diff clipped at {MAX_DIFF_LINES} lines")
+    parts: dict[str, Any] = {"diff": diff}
+    if level >= CONTEXT_LEVELS.index("function"):
+        parts["function_context"] = function_context(unit, source, clipped)
+    if level >= CONTEXT_LEVELS.index("file_context"):
+        parts["file_context"] = file_skeleton(unit, source)
+    if level >= CONTEXT_LEVELS.index("full_file"):
+        text = source.new_text(unit.file_path)
+        if text is not None:
+            parts["full_file"], cut = numbered(text.split("\n"), 1, text.count("\n") + 1,
+                                               f"# {unit.file_path}", MAX_FULL_FILE_LINES)
+            if cut:
+                clipped.append(f"full_file clipped at {MAX_FULL_FILE_LINES} lines")
+    return parts
+
+
+def render_diff(unit: ReviewUnit) -> str:
+    """The hunk with each line's number (new side; old side for removed lines)."""
+    hunk = unit.hunk
+    where = unit.line_numbers.new_compact or unit.line_numbers.old_compact
+    header = f"@@ {unit.file_path}:{where} @@"
+    if hunk is None:
+        modes = f" ({unit.old_mode} -> {unit.new_mode})" if unit.old_mode != unit.new_mode else ""
+        old = f" from {unit.old_path}" if unit.old_path else ""
+        return f"{header}\n[{unit.patch_type}{old}{modes}: no text change to show]"
+    marks = {"add": "+", "del": "-", "ctx": " "}
+    body = [f"{marks[line.kind]}{(line.new_lineno or line.old_lineno or 0):>5} | {line.text}"
+            for line in hunk.lines]
+    return "\n".join([header, *body])
+
+
+def function_context(unit: ReviewUnit, source: RepoSource, clipped: list[str]) -> str | None:
+    """The enclosing function (or class) of each changed line; old side for deletions."""
+    hunk = unit.hunk
+    if hunk is None:
+        return None
+    added = [line.new_lineno for line in hunk.added() if line.new_lineno]
+    side_path = unit.file_path if added else (unit.old_path or unit.file_path)
+    text = source.new_text(side_path) if added else source.old_text(side_path)
+    lines_changed = added or [line.old_lineno for line in hunk.removed() if line.old_lineno]
+    if not text or not lines_changed:
+        return None
+    found = _enclosing_spans(spans(text, unit.language), lines_changed)
+    if not found:
+        return None
+    lines = text.split("\n")
+    rendered = []
+    for span in found:
+        block, cut = numbered(lines, span.start, span.end,
+                              f"# {span.qualname} ({side_path}" + ("" if added else ", before")
+                              + ")", MAX_FUNCTION_LINES)
+        rendered.append(block)
+        if cut:
+            clipped.append(f"function_context {span.qualname} clipped at "
+                           f"{MAX_FUNCTION_LINES} lines")
+    return "\n\n".join(rendered)
+
+
+def _enclosing_spans(all_spans: list[Span], lines: list[int]) -> list[Span]:
+    found: list[Span] = []
+    for number in lines:
+        span = enclosing(all_spans, number, "function") or enclosing(all_spans, number)
+        if span is not None and span not in found:
+            found.append(span)
+    return found
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")
+
+
+def file_skeleton(unit: ReviewUnit, source: RepoSource) -> str | None:
+    """Imports, module-level assignments and every definition's signature line."""
+    text = source.new_text(unit.file_path)
+    if text is None:
+        return None
+    lines = text.split("\n")
+    keep: dict[int, str] = {}
+    for number, line in enumerate(lines, 1):
+        if (is_import(line, unit.language) and not line[:1].isspace()) or _ASSIGNMENT.match(line):
+            keep[number] = line
+    for span in spans(text, unit.language):
+        number = next((n for n in range(span.start, span.end + 1)
+                       if span.name in lines[n - 1]), span.start)
+        keep[number] = lines[number - 1]
+    body = [f"{n:>5} | {keep[n]}" for n in sorted(keep)]
+    return "\n".join([f"# {unit.file_path}: imports, module-level names, signatures", *body])
+
+
+def _fit(parts: dict[str, Any], budget: int, clipped: list[str]) -> bool:
+    """Drop the least valuable parts until the item fits; True if nothing had to go."""
+    complete = True
+    for name in DROP_ORDER:
+        total = sum(_tokens(v) for v in parts.values())
+        if total <= budget:
+            return complete
+        if parts.get(name):
+            clipped.append(f"dropped {name} ({_tokens(parts[name]):,} tokens) for the budget")
+            parts[name] = [] if name in _LIST_PARTS else None
+            complete = False
+    if _tokens(parts["diff"]) > budget:
+        lines = parts["diff"].split("\n")
+        keep = max(5, int(len(lines) * budget / max(_tokens(parts["diff"]), 1)))
+        parts["diff"], _ = clip_lines(parts["diff"], keep)
+        clipped.append(f"diff clipped to {keep} lines for the budget")
+        complete = False
+    return complete
+
+
+def _tokens(value: Any) -> int:
+    if isinstance(value, str):
+        return estimate_tokens(value)
+    if isinstance(value, list):
+        return sum(_tokens(v) for v in value)
+    if isinstance(value, CodeHit):
+        return estimate_tokens(value.text) + estimate_tokens(value.snippet)
+    return 0
+
+
+def _redacted(value: Any, secrets: Sequence[str]) -> Any:
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [_redacted(v, secrets) for v in value]
+    if isinstance(value, CodeHit):
+        return value.model_copy(update={"text": redact(value.text, secrets),
+                                        "snippet": redact(value.snippet, secrets)})
+    return value
+
+
+def _meta(unit: ReviewUnit) -> BundleMeta:
+    hunk = unit.hunk
+    where = unit.line_numbers.new_compact or unit.line_numbers.old_compact
+    return BundleMeta(
+        file_path=unit.file_path, old_path=unit.old_path, language=unit.language,
+        tags=unit.tags, line_numbers=unit.line_numbers,
+        location=f"{unit.file_path}:{where}" if where else unit.file_path,
+        hunk_range=HunkRange(old_start=hunk.old_start, old_length=hunk.old_length,
+                             new_start=hunk.new_start, new_length=hunk.new_length)
+        if hunk else None,
+    )

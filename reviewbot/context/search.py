@@ -1,0 +1,85 @@
+"""Repository search for the context stage: `git grep` over tracked files, ranked, bounded.
+
+Hits in vendored, generated and lockfile paths are left out; the rest are ranked with
+the changed file's own package first, then definitions, calls and other references, and
+capped in count and bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from reviewbot.context.budget import numbered
+from reviewbot.context.sources import RepoSource
+from reviewbot.context.syntax import Span, enclosing, spans
+from reviewbot.languages import detect_language
+from reviewbot.rules.tagging import definition_name, path_tags
+from reviewbot.schema import CodeHit, HitKind
+
+MAX_HITS = 20
+MAX_HIT_BYTES = 16_000
+CALLER_SNIPPET_LINES = 25
+_NOISE = frozenset({"vendored", "generated", "lockfile"})
+_KIND_ORDER: dict[HitKind, int] = {"definition": 0, "call": 1, "reference": 2}
+
+
+def classify(text: str, symbol: str) -> HitKind:
+    if definition_name(text) == symbol or re.match(
+            rf"^\s*(?:export\s+)?(?:class|struct|interface|type|trait)\s+{re.escape(symbol)}\b",
+            text):
+        return "definition"
+    if re.search(rf"(?<![\w$]){re.escape(symbol)}\s*\(", text):
+        return "call"
+    return "reference"
+
+
+@dataclass
+class Searcher:
+    source: RepoSource
+    origin: str
+    _spans: dict[str, list[Span]] = field(default_factory=dict)
+
+    def find(self, needle: str, *, keep: Callable[[CodeHit], bool] = lambda hit: True,
+             limit: int = MAX_HITS) -> list[CodeHit]:
+        """Ranked hits of a word, at most `limit` and MAX_HIT_BYTES of text."""
+        found = [CodeHit(file_path=path, line=line, text=text.strip()[:300],
+                         kind=classify(text, needle))
+                 for path, line, text in self.source.grep(needle)
+                 if not _NOISE & set(path_tags(path))]
+        found = sorted((h for h in found if keep(h)), key=self._rank)
+        kept: list[CodeHit] = []
+        size = 0
+        for hit in found[:limit]:
+            size += len(hit.text)
+            if size > MAX_HIT_BYTES:
+                break
+            kept.append(hit)
+        return kept
+
+    def with_function(self, hit: CodeHit) -> CodeHit:
+        """The hit with the function around it: its dotted name and its (clipped) code."""
+        text = self.source.new_text(hit.file_path)
+        if text is None:
+            return hit
+        if hit.file_path not in self._spans:
+            self._spans[hit.file_path] = spans(text, detect_language(hit.file_path))
+        span = enclosing(self._spans[hit.file_path], hit.line, "function")
+        lines = text.split("\n")
+        if span is None:
+            snippet, _ = numbered(lines, max(1, hit.line - 3), hit.line + 3)
+            return hit.model_copy(update={"snippet": snippet})
+        snippet, _ = numbered(lines, span.start, span.end, limit=CALLER_SNIPPET_LINES)
+        return hit.model_copy(update={"function": span.qualname, "snippet": snippet})
+
+    def _rank(self, hit: CodeHit) -> tuple[int, int, str, int]:
+        return (self._distance(hit.file_path), _KIND_ORDER[hit.kind], hit.file_path, hit.line)
+
+    def _distance(self, path: str) -> int:
+        """0 in the changed file's folder, 1 in its top-level package, 2 elsewhere."""
+        here, there = PurePosixPath(self.origin).parent, PurePosixPath(path).parent
+        if here == there:
+            return 0
+        return 1 if here.parts[:1] == there.parts[:1] else 2
