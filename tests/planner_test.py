@@ -40,7 +40,8 @@ def test_offline_is_the_heuristic_with_reason_offline() -> None:
     skipped = {i.unit_id for i in result.plan if i.skip_review}
     assert skipped == {by_path["src/fmt.py"]}  # whitespace only: nothing to review
     pay = next(i for i in result.plan if i.unit_id == by_path["src/pay.py"])
-    assert [(r.type, r.details) for r in pay.extra_requests] == [("search_callers", "pay")]
+    assert [(r.type, r.details) for r in pay.extra_requests] == [
+        ("previous_version", None), ("search_callers", "pay")]
 
 
 def test_model_plan_with_unknown_and_missing_units(fake_openai: FakeOpenAI) -> None:

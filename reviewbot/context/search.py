@@ -27,9 +27,10 @@ _KIND_ORDER: dict[HitKind, int] = {"definition": 0, "call": 1, "reference": 2}
 
 
 def classify(text: str, symbol: str) -> HitKind:
+    name = re.escape(symbol)
     if definition_name(text) == symbol or re.match(
-            rf"^\s*(?:export\s+)?(?:class|struct|interface|type|trait)\s+{re.escape(symbol)}\b",
-            text):
+            rf"^\s*(?:export\s+)?(?:class|struct|interface|type|trait)\s+{name}\b"
+            rf"|^\s*(?:(?:export\s+)?(?:const|let|var)\s+)?{name}\s*(?::[^=]+)?=(?!=)", text):
         return "definition"
     if re.search(rf"(?<![\w$]){re.escape(symbol)}\s*\(", text):
         return "call"

@@ -231,10 +231,12 @@ def _rate(unit: ReviewUnit, tags: set[str],
 def _requests(unit: ReviewUnit, tags: set[str], findings: list[Finding],
               priority: Priority) -> list[ExtraRequest]:
     requests: list[ExtraRequest] = []
-    risky = priority == "high" or "migration" in tags
+    signatures = changed_signatures(unit)
+    # A risky edit, or a changed signature: the reviewer needs to see what it was before.
+    risky = priority == "high" or "migration" in tags or bool(signatures)
     if risky and unit.patch_type in ("modify", "rename") and unit.metrics.removed_lines:
         requests.append(ExtraRequest(type="previous_version"))
-    for name in changed_signatures(unit):
+    for name in signatures:
         requests.append(ExtraRequest(type="search_callers", details=name, symbol=name))
     if "config_file" in tags:
         for key in changed_config_keys(unit)[:3]:

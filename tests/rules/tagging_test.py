@@ -75,6 +75,7 @@ def test_signature_change_requests_callers_with_symbol() -> None:
     unit = only_unit("src/billing.py", new, old)
     callers = [r for r in unit.rule_extra_requests if r.type == "search_callers"]
     assert [(r.symbol, r.details) for r in callers] == [("pay", "pay")]
+    assert unit.rule_extra_requests[0].type == "previous_version"
 
 
 def test_config_key_change_requests_usage_search() -> None:

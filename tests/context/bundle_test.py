@@ -1,0 +1,246 @@
+"""Step 6 on a real repository: levels, every extra request, the budget, the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.config import Config
+from reviewbot.context import build_bundle, build_item
+from reviewbot.context.sources import MAX_FILE_BYTES, RepoSource
+from reviewbot.diff import collect, new_side_reader
+from reviewbot.git import open_repo
+from reviewbot.rules import run_rules
+from reviewbot.schema import (
+    ChangeRequest,
+    ExtraRequest,
+    Finding,
+    FusedItem,
+    FusedPlan,
+    ReviewUnit,
+)
+from tests.conftest import GitFixture
+
+PAY = '''"""Payments."""
+import logging
+
+FEE = 2
+
+
+def pay(amount):
+    logging.info("paying")
+    return amount + FEE
+
+
+def fee():
+    """The fee."""
+    return FEE
+
+
+class Invoice:
+    def __init__(self, amount):
+        self.amount = amount
+
+    def total(self):
+        return pay(self.amount)
+
+    def describe(self):
+        return f"invoice {self.amount}"
+'''
+FILES = {
+    "src/billing/pay.py": PAY,
+    "src/billing/refund.py": "from billing.pay import pay\n\n\ndef refund(amount):\n"
+                             "    return pay(-amount)\n",
+    "src/shop/checkout.py": "from billing.pay import pay\n\n\ndef checkout(cart):\n"
+                            "    total = sum(cart)\n    return pay(total)\n",
+    "scripts/batch.py": "from billing.pay import pay\n\n\ndef run_batch(amounts):\n"
+                        "    for a in amounts:\n        pay(a)\n",
+    "src/shop/cart.py": "class Cart:\n    def total(self):\n        return 0\n",
+    "src/shop/client.py": "def connect(config):\n    return config['timeout']\n",
+    "src/shop/report.py": "from billing.pay import Invoice\n\n\ndef show(i: Invoice):\n"
+                          "    return i.amount\n",
+    "config/settings.yaml": "timeout: 30\n",
+    "vendor/lib/copy.py": "def other():\n    return pay(1)\n",
+    "docs/pay.md": "Call pay(amount) to pay.\n",
+}
+
+
+@pytest.fixture
+def shop(repo: GitFixture) -> GitFixture:
+    for path, text in FILES.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    return repo
+
+
+def _change_pay_signature(shop: GitFixture) -> None:
+    shop.write("src/billing/pay.py", PAY.replace("def pay(amount):", "def pay(amount, currency):")
+               .replace('logging.info("paying")', 'logging.info("paying %s", currency)'))
+    shop.stage()
+
+
+def test_acceptance_pay_signature_change(shop: GitFixture,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    _change_pay_signature(shop)
+    assert main(["--repo", str(shop.root), "--offline"]) == 0
+    out = capsys.readouterr().out
+    run = Path(out.rsplit("artifacts in ", 1)[1].strip())
+    [item] = json.loads((run / "step6_context_bundle.json").read_text())["items"]
+
+    callers = {(c["file_path"], c["function"]) for c in item["callers"]}
+    assert {("src/billing/refund.py", "refund"), ("src/shop/checkout.py", "checkout"),
+            ("scripts/batch.py", "run_batch")} <= callers
+    assert not any(c["file_path"].startswith("vendor/") for c in item["callers"])
+    checkout = next(c for c in item["callers"] if c["function"] == "checkout")
+    assert "return pay(total)" in checkout["snippet"] and checkout["line"] == 6
+    assert item["callers"][0]["file_path"].startswith("src/billing/")  # same package first
+    assert "def pay(amount):" in item["previous_version"]
+    assert "def pay(amount, currency):" in item["function_context"]
+    assert item["complete"] is True
+
+
+def plan_item(unit: ReviewUnit, level: str = "diff_only",
+              *requests: ExtraRequest) -> FusedItem:
+    return FusedItem.model_validate({
+        "unit_id": unit.unit_id, "rule_context_level": level, "rule_confidence": 0.5,
+        "llm_context_level": level, "final_context_level": level, "extra_requests": requests})
+
+
+@pytest.fixture
+def staged_units(shop: GitFixture) -> tuple[RepoSource, list[ReviewUnit]]:
+    _change_pay_signature(shop)
+    shop.write("src/billing/pay.py", (shop.root / "src/billing/pay.py").read_text().replace(
+        "        self.amount = amount\n",
+        "        self.amount = amount\n        self.currency = 'EUR'\n"))
+    shop.stage()
+    repo = open_repo(shop.root)
+    diff = collect(repo, ChangeRequest(mode="staged"))
+    units = run_rules(diff.units, new_side_reader(repo, diff), Config()).units
+    return RepoSource(repo, diff), list(units)
+
+
+def build(source: RepoSource, unit: ReviewUnit, *requests: ExtraRequest,
+          level: str = "diff_only", findings: list[Finding] | None = None,
+          budget: int = 10_000) -> dict[str, object]:
+    return build_item(unit, plan_item(unit, level, *requests), findings or [], source,
+                      budget).model_dump()
+
+
+def test_levels(staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
+    source, (pay_unit, _) = staged_units
+    diff_only = build(source, pay_unit)
+    assert diff_only["function_context"] is None
+    assert "+    7 | def pay(amount, currency):" in str(diff_only["diff"])
+    assert "-    7 | def pay(amount):" in str(diff_only["diff"])
+    function = build(source, pay_unit, level="function")
+    assert str(function["function_context"]).startswith("# pay (src/billing/pay.py)")
+    file_level = build(source, pay_unit, level="file_context")
+    skeleton = str(file_level["file_context"])
+    for line in ("import logging", "FEE = 2", "def pay(amount, currency):", "class Invoice:",
+                 "def describe(self):"):
+        assert line in skeleton
+    assert "return amount + FEE" not in skeleton
+    full = build(source, pay_unit, level="full_file")
+    assert 'return f"invoice {self.amount}"' in str(full["full_file"])
+
+
+def test_search_and_config_usage(staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
+    source, (pay_unit, _) = staged_units
+    fee = build(source, pay_unit, ExtraRequest(type="search", keyword="FEE"))
+    hits = fee["search_hits"]
+    assert isinstance(hits, tuple)
+    assert [(h["file_path"], h["line"], h["kind"]) for h in hits] == [
+        ("src/billing/pay.py", 4, "definition"), ("src/billing/pay.py", 9, "reference"),
+        ("src/billing/pay.py", 14, "reference")]
+    usage = build(source, pay_unit, ExtraRequest(type="search_config_usage", keyword="timeout"))
+    assert [h["file_path"] for h in usage["search_hits"]] == ["src/shop/client.py"]  # type: ignore[index]
+
+
+def test_implementations_model_usage_and_class_methods(
+        staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
+    source, (_, invoice_unit) = staged_units
+    impls = build(source, invoice_unit,
+                  ExtraRequest(type="search_implementations", symbol="total"))
+    found = {(h["file_path"], h["function"]) for h in impls["search_hits"]}  # type: ignore[union-attr]
+    assert ("src/shop/cart.py", "Cart.total") in found
+    usage = build(source, invoice_unit, ExtraRequest(type="search_model_usage", symbol="Invoice"))
+    texts = [h["text"] for h in usage["search_hits"]]  # type: ignore[union-attr]
+    assert "def show(i: Invoice):" in texts
+    methods = build(source, invoice_unit, ExtraRequest(type="search_class_methods",
+                                                       symbol="Invoice"))
+    assert methods["class_methods"] == ("L22: def total(self):", "L25: def describe(self):")
+
+
+def test_scanner_issues_and_previous_version_of_a_deletion(
+        shop: GitFixture) -> None:
+    shop.git("rm", "-q", "src/billing/refund.py")
+    repo = open_repo(shop.root)
+    diff = collect(repo, ChangeRequest(mode="staged"))
+    [unit] = diff.units
+    finding = Finding(file_path=unit.file_path, start_line=1, end_line=1, severity="warning",
+                      category="bug", rule_id="x.rule", title="Title", message="Message.",
+                      unit_id=unit.unit_id)
+    item = build(RepoSource(repo, diff), unit, ExtraRequest(type="previous_version"),
+                 ExtraRequest(type="scanner_issues"), level="function", findings=[finding])
+    assert item["scanner_issues"] == ("L1-L1 warning x.rule: Title. Message.",)
+    assert "def refund(amount):" in str(item["previous_version"])
+    assert "# refund (src/billing/refund.py, before)" in str(item["function_context"])
+
+
+def test_budget_drops_least_valuable_first_and_says_so(
+        staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
+    source, (pay_unit, _) = staged_units
+    requests = (ExtraRequest(type="search_callers", symbol="pay"),
+                ExtraRequest(type="previous_version"), ExtraRequest(type="search", keyword="pay"))
+    roomy = build(source, pay_unit, *requests, level="full_file")
+    tight = build(source, pay_unit, *requests, level="full_file", budget=300)
+    assert roomy["complete"] is True and roomy["clipped"] == ()
+    assert tight["complete"] is False
+    dropped = [c.split(" (")[0] for c in tight["clipped"]]  # type: ignore[union-attr]
+    assert dropped[:3] == ["dropped search_hits", "dropped full_file", "dropped file_context"]
+    assert tight["diff"] and int(str(tight["tokens"])) <= 300
+
+
+def test_run_budget_and_stats(staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
+    source, units = staged_units
+    plan = FusedPlan(plan=tuple(plan_item(u, "full_file") for u in units))
+    roomy = build_bundle(plan, units, [], source, Config())
+    tight = build_bundle(plan, units, [], source, Config(context_run_tokens=200))
+    assert (roomy.stats.units, roomy.stats.full_context_units) == (2, 2)
+    assert tight.stats.full_context_units < 2 and tight.stats.tokens <= roomy.stats.tokens
+
+
+def test_secrets_are_redacted_everywhere(shop: GitFixture) -> None:
+    key = "AKIAQWERTYUIOPASDFGH"
+    shop.write("src/billing/pay.py", PAY.replace("FEE = 2", f'FEE = 2\nKEY = "{key}"'))
+    shop.stage()
+    repo = open_repo(shop.root)
+    diff = collect(repo, ChangeRequest(mode="staged"))
+    rules = run_rules(diff.units, new_side_reader(repo, diff), Config())
+    from reviewbot.rules.secrets import secret_values
+    plan = FusedPlan(plan=tuple(plan_item(u, "full_file", ExtraRequest(type="search",
+                                                                        keyword="KEY"))
+                                for u in rules.units))
+    bundle = build_bundle(plan, rules.units, rules.findings, RepoSource(repo, diff), Config(),
+                          secret_values(rules.units, rules.findings))
+    text = bundle.model_dump_json()
+    assert key not in text and "[REDACTED]" in text
+
+
+def test_sandbox_refuses_escaping_symlinks_and_summarises_big_or_binary_files(
+        shop: GitFixture, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret outside the repository\n")
+    (shop.root / "escape.txt").symlink_to(outside)
+    shop.write("big.txt", "x" * (MAX_FILE_BYTES + 1))
+    shop.write("blob.bin", b"\x00\x01\x02")
+    repo = open_repo(shop.root)
+    diff = collect(repo, ChangeRequest(mode="working", include_untracked=True))
+    source = RepoSource(repo, diff)
+    assert source.new_text("escape.txt") is None
+    assert source.new_text("../outside.txt") is None
+    assert "over the" in (source.new_text("big.txt") or "")
+    assert "binary file" in (source.new_text("blob.bin") or "")
