@@ -23,7 +23,7 @@ from reviewbot.context.budget import (
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import Searcher
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import Span, enclosing, spans
+from reviewbot.context.syntax import Span, SyntaxIndex, spans
 from reviewbot.rules.lexical import is_import
 from reviewbot.schema import (
     CONTEXT_LEVELS,
@@ -140,7 +140,7 @@ def function_context(unit: ReviewUnit, source: RepoSource, clipped: list[str]) -
     lines_changed = added or [line.old_lineno for line in hunk.removed() if line.old_lineno]
     if not text or not lines_changed:
         return None
-    found = _enclosing_spans(spans(text, unit.language), lines_changed)
+    found = _enclosing_spans(SyntaxIndex(text, unit.language), lines_changed)
     if not found:
         return None
     lines = text.split("\n")
@@ -156,10 +156,10 @@ def function_context(unit: ReviewUnit, source: RepoSource, clipped: list[str]) -
     return "\n\n".join(rendered)
 
 
-def _enclosing_spans(all_spans: list[Span], lines: list[int]) -> list[Span]:
+def _enclosing_spans(index: SyntaxIndex, lines: list[int]) -> list[Span]:
     found: list[Span] = []
     for number in lines:
-        span = enclosing(all_spans, number, "function") or enclosing(all_spans, number)
+        span = index.at(number, "function") or index.at(number)
         if span is not None and span not in found:
             found.append(span)
     return found

@@ -14,7 +14,7 @@ from typing import Any
 from reviewbot.context.budget import numbered
 from reviewbot.context.search import Searcher
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import Span, enclosing, spans
+from reviewbot.context.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.rules.tagging import path_tags
 from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
 
@@ -53,9 +53,9 @@ def previous_version(ctx: UnitContext, request: ExtraRequest) -> Parts:
     lines = text.split("\n")
     first = hunk.old_start if hunk else 1
     last = first + max((hunk.old_length if hunk else len(lines)) - 1, 0)
-    old_spans = spans(text, unit.language)
-    around = [s for s in (enclosing(old_spans, first, "function"),
-                          enclosing(old_spans, last, "function")) if s]
+    old_syntax = SyntaxIndex(text, unit.language)
+    around = [s for s in (old_syntax.at(first, "function"), old_syntax.at(last, "function"))
+              if s]
     start = min([s.start for s in around], default=max(1, first - PREVIOUS_MARGIN))
     end = max([s.end for s in around], default=last + PREVIOUS_MARGIN)
     header = f"# {path} before the change ({ctx.source.diff.base_rev[:12]}), L{start}-L{end}"

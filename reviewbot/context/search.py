@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from reviewbot.context.budget import numbered
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import Span, enclosing, spans
+from reviewbot.context.syntax import SyntaxIndex
 from reviewbot.languages import detect_language
 from reviewbot.rules.tagging import definition_name, path_tags
 from reviewbot.schema import CodeHit, HitKind
@@ -41,7 +41,7 @@ def classify(text: str, symbol: str) -> HitKind:
 class Searcher:
     source: RepoSource
     origin: str
-    _spans: dict[str, list[Span]] = field(default_factory=dict)
+    _syntax: dict[str, SyntaxIndex] = field(default_factory=dict)
 
     def find(self, needle: str, *, keep: Callable[[CodeHit], bool] = lambda hit: True,
              limit: int = MAX_HITS) -> list[CodeHit]:
@@ -65,9 +65,9 @@ class Searcher:
         text = self.source.new_text(hit.file_path)
         if text is None:
             return hit
-        if hit.file_path not in self._spans:
-            self._spans[hit.file_path] = spans(text, detect_language(hit.file_path))
-        span = enclosing(self._spans[hit.file_path], hit.line, "function")
+        if hit.file_path not in self._syntax:
+            self._syntax[hit.file_path] = SyntaxIndex(text, detect_language(hit.file_path))
+        span = self._syntax[hit.file_path].at(hit.line, "function")
         lines = text.split("\n")
         if span is None:
             snippet, _ = numbered(lines, max(1, hit.line - 3), hit.line + 3)

@@ -92,11 +92,7 @@ def _load(module: str, function: str) -> Callable[[], object]:
 
 def spans(text: str, language: str) -> list[Span]:
     """Every function/method/class span in the file, outermost first."""
-    parser = parser_for(language)
-    if parser is None:
-        return heuristic_spans(text, language)
-    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
-    return list(_walk(tree.root_node, _FUNCTION_NODES[language], ()))
+    return SyntaxIndex(text, language).all()
 
 
 def _walk(node: Node, kinds: dict[str, SpanKind], outer: tuple[str, ...]) -> Iterator[Span]:
@@ -105,13 +101,32 @@ def _walk(node: Node, kinds: dict[str, SpanKind], outer: tuple[str, ...]) -> Ite
         inner = outer
         if kind is not None:
             name = _name(child)
-            if kind == "class" or name != "<anonymous>" or child.type != "arrow_function":
+            if _named(child, kind):
                 start = _outermost_wrapper(child).start_point[0] + 1
                 receiver = _go_receiver(child)
                 inner = (*outer, *([receiver] if receiver else []), name)
                 yield Span(kind=kind, name=name, start=start, end=child.end_point[0] + 1,
                            qualname=".".join(inner))
         yield from _walk(child, kinds, inner)
+
+
+def _wrapped_definition(node: Node, kinds: dict[str, SpanKind]) -> Node | None:
+    for child in node.named_children:
+        if child.type in kinds:
+            return child
+        value = child.child_by_field_name("value") if child.type == "variable_declarator" else None
+        if value is not None and value.type in kinds:
+            return value
+        if child.type in _WRAPPERS or child.type == "variable_declarator":
+            inner = _wrapped_definition(child, kinds)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _named(node: Node, kind: SpanKind) -> bool:
+    """Anonymous functions (closures, lambdas, callbacks) are not a reviewer's unit."""
+    return kind == "class" or _name(node) != "<anonymous>"
 
 
 def _go_receiver(node: Node) -> str | None:
@@ -167,6 +182,62 @@ def _name(node: Node) -> str:
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+class SyntaxIndex:
+    """One file's definitions, parsed once; point look-ups walk up from the line's node."""
+
+    def __init__(self, text: str, language: str) -> None:
+        self.text = text
+        self.language = language
+        self._parser = parser_for(language)
+        self._tree = (self._parser.parse(text.encode("utf-8", "surrogatepass"))
+                      if self._parser else None)
+        self._all: list[Span] | None = None
+
+    def all(self) -> list[Span]:
+        if self._all is None:
+            self._all = (list(_walk(self._tree.root_node, _FUNCTION_NODES[self.language], ()))
+                         if self._tree is not None else heuristic_spans(self.text, self.language))
+        return self._all
+
+    def at(self, line: int, kind: SpanKind | None = None) -> Span | None:
+        """The innermost definition around a line (of the given kind, if one is given)."""
+        if self._tree is None:
+            return enclosing(self.all(), line, kind)
+        chain = self._chain(line)
+        found = [s for s in chain if kind is None or s.kind == kind]
+        return found[-1] if found else None
+
+    def _chain(self, line: int) -> list[Span]:
+        """The definitions around a line, outermost first, with their dotted names."""
+        if self._tree is None:
+            return []
+        lines = self.text.split("\n")
+        if not 1 <= line <= len(lines):
+            return []
+        column = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+        node: Node | None = self._tree.root_node.descendant_for_point_range(
+            (line - 1, column), (line - 1, max(column, len(lines[line - 1]) - 1)))
+        kinds = _FUNCTION_NODES[self.language]
+        found: list[tuple[SpanKind, Node]] = []
+        while node is not None:
+            # A decorator or `export`/`const` line: the definition it wraps is around it too.
+            target = _wrapped_definition(node, kinds) if node.type in _WRAPPERS else node
+            kind = kinds.get(target.type) if target is not None and target.is_named else None
+            if (kind is not None and target is not None and _named(target, kind)
+                    and not any(target == seen for _, seen in found)):
+                found.append((kind, target))
+            node = node.parent
+        spans_out: list[Span] = []
+        names: list[str] = []
+        for kind, found_node in reversed(found):
+            receiver = _go_receiver(found_node)
+            names += [*([receiver] if receiver else []), _name(found_node)]
+            start = _outermost_wrapper(found_node).start_point[0] + 1
+            spans_out.append(Span(kind=kind, name=_name(found_node), start=start,
+                                  end=found_node.end_point[0] + 1, qualname=".".join(names)))
+        return [s for s in spans_out if s.contains(line)]
 
 
 def enclosing(all_spans: list[Span], line: int, kind: SpanKind | None = None) -> Span | None:

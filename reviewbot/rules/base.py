@@ -137,12 +137,20 @@ def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
     if tree is None:
         return frozenset()
     lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            first = node.body[0] if node.body else None
-            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)):
-                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    # Only definitions hold docstrings: follow statement bodies, never expressions.
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        first = body[0] if body else None
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):
+            lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            pending += [s for s in getattr(node, name, None) or () if isinstance(s, ast.AST)]
     return frozenset(lines)
 
 

@@ -59,3 +59,14 @@ def test_heuristic_for_languages_without_a_grammar() -> None:
 def test_broken_code_still_gives_spans() -> None:
     broken = "def ok():\n    return 1\n\ndef broken(:\n    pass\n"
     assert enclosing(spans(broken, "python"), 2, "function") is not None
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_point_lookup_agrees_with_the_full_walk(name: str) -> None:
+    from reviewbot.context.syntax import SyntaxIndex
+
+    text = (FIXTURES / name).read_text()
+    index = SyntaxIndex(text, LANGUAGES[name])
+    for line in range(1, text.count("\n") + 2):
+        for kind in ("function", "class", None):
+            assert index.at(line, kind) == enclosing(index.all(), line, kind), (line, kind)
