@@ -171,7 +171,9 @@ def assess(unit: ReviewUnit, findings: list[Finding],
     """Tags, context level, confidence, priority, notes and requests for one unit."""
     tags = path_tags(unit.file_path)
     tags += content_tags(unit, docstrings)
-    reasons = security_reasons(unit) if not SECRETS_ONLY_TAGS & set(tags) else []
+    # Words in prose ("token", "password") do not make documentation security-sensitive
+    # code; a secret found in it still does, through its finding.
+    reasons = security_reasons(unit) if not (SECRETS_ONLY_TAGS | {"docs"}) & set(tags) else []
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
     if reasons:

@@ -129,3 +129,11 @@ def test_docs_only_changes() -> None:
     assert unit.agent_decision.priority == "low"
     code_change = only_unit("src/app.py", old.replace("return 1", "return 2"), old)
     assert "only_docs" not in code_change.tags
+
+
+def test_docs_about_security_are_not_security_sensitive() -> None:
+    unit = only_unit("docs/auth.md", "# Login\n\nSet the password and API token in the session.\n")
+    assert "security_sensitive" not in unit.tags
+    assert unit.agent_decision.priority == "low"
+    leaked = only_unit("docs/setup.md", 'Use `KEY = "AKIAQWERTYUIOPASDFGH"`\n')
+    assert "security_sensitive" in leaked.tags
