@@ -18,14 +18,28 @@ def build_explain_parser() -> argparse.ArgumentParser:
         description="Show what a finished run reviewed, how it rated each unit, and why.",
     )
     parser.add_argument("run_dir", nargs="?", type=Path,
-                        help="a run folder (default: the newest in .reviewbot/runs)")
+                        help="a run folder (default: the newest in the repository's "
+                             "output folder, .reviewbot/runs unless configured)")
     return parser
 
 
 def explain(args: argparse.Namespace) -> int:
-    run_dir = args.run_dir or newest_run(Path(".reviewbot/runs"))
+    run_dir = args.run_dir or newest_run(default_runs_folder())
     print("\n".join(explain_lines(run_dir)))
     return 0
+
+
+def default_runs_folder() -> Path:
+    """The output folder of the repository here (its config's, else .reviewbot/runs)."""
+    from reviewbot.config import load_config
+    from reviewbot.errors import GitError
+    from reviewbot.git import open_repo
+
+    try:
+        root = open_repo(Path()).root
+    except GitError:
+        return Path(".reviewbot/runs")
+    return load_config(root).output_dir or root / ".reviewbot" / "runs"
 
 
 def newest_run(runs: Path) -> Path:

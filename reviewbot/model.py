@@ -102,12 +102,30 @@ class OpenAITransport:
         self._secret = settings.api_key
         self._client = OpenAI(api_key=settings.api_key or _NO_KEY, base_url=settings.base_url,
                               timeout=settings.timeout_s, max_retries=0)
+        # Some local servers reject json_schema (or any response_format) with a 400: step
+        # down once per server and remember it. Replies are validated either way.
+        self._formats = ["json_schema", "json_object", "none"]
 
     def chat(self, model: str, messages: Sequence[Message], schema: type[BaseModel]) -> Reply:
+        while True:
+            try:
+                return self._chat(model, messages, schema, self._formats[0])
+            except ModelCallFailed as exc:
+                if not (exc.outcome == "http_400" and "response_format" in str(exc)
+                        and len(self._formats) > 1):
+                    raise
+                self._formats.pop(0)
+
+    def _chat(self, model: str, messages: Sequence[Message], schema: type[BaseModel],
+              response_format_kind: str) -> Reply:
         import openai
 
-        response_format: Any = {"type": "json_schema", "json_schema": {
-            "name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+        response_format: Any = {
+            "json_schema": {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": schema.model_json_schema(),
+                "strict": False}},
+            "json_object": {"type": "json_object"},
+        }.get(response_format_kind, openai.omit)
         try:
             completion = self._client.chat.completions.create(
                 model=model, messages=list(messages),  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ def test_explain_shows_coverage_and_decisions(
     assert units[0].startswith("  app/run.py L1-L2  add  high priority, function")
     assert ("why: security_sensitive: subprocess, rule findings; "
             "python.shell-injection (error) at L2") in out
-    assert "artifacts in .reviewbot/runs/" in out
+    assert f"artifacts in {repo.root / '.reviewbot' / 'runs'}/" in out
 
 
 def test_explain_without_runs_says_what_to_do(
@@ -48,3 +48,17 @@ def test_pre_push_flag_outside_pre_commit_is_a_usage_error(
         monkeypatch.delenv(name, raising=False)
     assert main(["--repo", str(repo.root), "--pre-push"]) == 2
     assert "run it as pre-commit's reviewbot-push hook" in capsys.readouterr().err
+
+
+def test_explain_finds_runs_in_the_configured_output_dir(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write(".reviewbot.toml", 'output_dir = "build/review-runs"\n')
+    repo.write("app.py", "x = 1\n")
+    repo.stage()
+    assert main(["--repo", str(repo.root), "--quiet"]) == 0
+    (repo.root / "sub").mkdir()
+    monkeypatch.chdir(repo.root / "sub")
+    capsys.readouterr()
+    assert main(["explain"]) == 0
+    assert f"artifacts in {repo.root / 'build' / 'review-runs'}" in capsys.readouterr().out

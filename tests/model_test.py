@@ -178,3 +178,26 @@ def test_settings_from_environment_and_config() -> None:
                                     ("small",), 9)
     with_key = model_settings(Config(model="gpt-4o-mini"), {"OPENAI_API_KEY": KEY})
     assert with_key is not None and KEY not in repr(with_key)
+
+
+def test_server_without_json_schema_support_steps_down_and_remembers(
+        fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(400, message="response_format json_schema is not supported")
+    fake_openai.reply_status(400, message="unknown field: response_format")
+    fake_openai.reply_json({"verdict": "ok", "score": 1})
+    fake_openai.reply_json({"verdict": "ok", "score": 2})
+    caller = caller_for(fake_openai.base_url)
+
+    assert ask(caller).score == 1
+    assert ask(caller).score == 2
+
+    formats = [r.body.get("response_format", {}).get("type") for r in fake_openai.received]
+    assert formats == ["json_schema", "json_object", None, None]
+    assert [c.outcome for c in caller.calls] == ["ok", "ok"]
+
+
+def test_other_400s_are_not_format_problems(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(400, message="maximum context length exceeded")
+    with pytest.raises(ModelUnavailable):
+        ask(caller_for(fake_openai.base_url))
+    assert len(fake_openai.received) == 1
