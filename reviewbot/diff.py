@@ -13,10 +13,10 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
+from reviewbot.code.languages import detect_language
 from reviewbot.diff_headers import decode_path, normalise_headers
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
-from reviewbot.languages import detect_language
 from reviewbot.schema import (
     ChangeRequest,
     DiffLine,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reviewbot.rules.tagging import changed_config_keys, changed_signatures, definition_name
+from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     KEYWORD_REQUESTS,

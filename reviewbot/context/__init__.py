@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from reviewbot.code.lexical import is_import
+from reviewbot.code.syntax import Span, SyntaxIndex, spans
 from reviewbot.config import Config
 from reviewbot.context.budget import (
     MAX_FULL_FILE_LINES,
@@ -23,8 +25,6 @@ from reviewbot.context.budget import (
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import Searcher
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import Span, SyntaxIndex, spans
-from reviewbot.rules.lexical import is_import
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     BundleItem,

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.code.path_kinds import path_tags
+from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.context.budget import numbered
 from reviewbot.context.search import Searcher
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import Span, SyntaxIndex, enclosing, spans
-from reviewbot.rules.tagging import path_tags
 from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
 
 MAX_CALLERS = 10

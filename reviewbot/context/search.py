@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from reviewbot.code.definitions import definition_name
+from reviewbot.code.languages import detect_language
+from reviewbot.code.path_kinds import path_tags
+from reviewbot.code.syntax import SyntaxIndex
 from reviewbot.context.budget import numbered
 from reviewbot.context.sources import RepoSource
-from reviewbot.context.syntax import SyntaxIndex
-from reviewbot.languages import detect_language
-from reviewbot.rules.tagging import definition_name, path_tags
 from reviewbot.schema import CodeHit, HitKind
 
 MAX_HITS = 20

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
+from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
 from reviewbot.rules import hygiene, patterns, python_ast, secrets, workflows
 from reviewbot.rules.base import (
@@ -19,13 +20,7 @@ from reviewbot.rules.base import (
     docstring_lines,
     suppressed,
 )
-from reviewbot.rules.tagging import (
-    apply,
-    assess,
-    has_generated_banner,
-    matches_any,
-    path_tags,
-)
+from reviewbot.rules.tagging import apply, assess, has_generated_banner
 from reviewbot.schema import SEVERITY_RANK, Finding, ReviewUnit, RulesResult, Severity
 
 _ALL: tuple[Rule, ...] = (

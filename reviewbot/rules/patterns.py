@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.rules.lexical import is_comment
 from reviewbot.schema import Category, Severity
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})

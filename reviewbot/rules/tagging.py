@@ -9,13 +9,12 @@ raised for security and config units and lowered for noisy tags (seed 004 sectio
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatch
-from pathlib import PurePosixPath
 
+from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
+from reviewbot.code.lexical import comment_body, is_comment, is_import
+from reviewbot.code.path_kinds import path_tags
 from reviewbot.rules.base import SECRETS_ONLY_TAGS
-from reviewbot.rules.lexical import comment_body, is_comment, is_import
 from reviewbot.schema import (
     SEVERITY_RANK,
     AgentDecision,
@@ -28,38 +27,6 @@ from reviewbot.schema import (
 )
 
 LARGE_CHANGE_LINES = 200
-
-# (tag, glob patterns on the lower-cased path). A path can carry several tags.
-_PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("lockfile", ("*package-lock.json", "*yarn.lock", "*pnpm-lock.yaml", "*poetry.lock",
-                  "*pipfile.lock", "*cargo.lock", "*go.sum", "*gemfile.lock",
-                  "*composer.lock", "*uv.lock", "*npm-shrinkwrap.json")),
-    ("vendored", ("vendor/*", "*/vendor/*", "third_party/*", "*/third_party/*",
-                  "node_modules/*", "*/node_modules/*", "external/*", "*/_vendor/*")),
-    ("generated", ("*.min.js", "*.min.css", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go",
-                   "*.generated.*", "*_generated.*", "dist/*", "*/dist/*", "*.snap")),
-    ("ci_workflow", (".github/workflows/*", ".gitlab-ci.yml", "jenkinsfile", "*/jenkinsfile",
-                     ".circleci/*", "azure-pipelines.yml", ".travis.yml",
-                     "bitbucket-pipelines.yml", ".github/actions/*")),
-    ("dependency_manifest", ("*requirements*.txt", "pyproject.toml", "*/pyproject.toml",
-                             "setup.py", "setup.cfg", "pipfile", "*package.json", "go.mod",
-                             "*/go.mod", "*cargo.toml", "*pom.xml", "*build.gradle*",
-                             "gemfile", "*composer.json", "*environment.yml")),
-    ("migration", ("*/migrations/*", "migrations/*", "*/migrate/*", "*alembic/versions/*",
-                   "*/db/migrate/*", "*flyway/*", "*/changelog/*.sql")),
-    ("routing_file", ("*urls.py", "*routes.*", "*/routes/*", "*router.*", "*/routers/*",
-                      "*routing.*", "config/routes.rb")),
-    ("test_file", ("tests/*", "*/tests/*", "test/*", "*/test/*", "*/__tests__/*",
-                   "test_*.py", "*/test_*.py", "*_test.py", "*_test.go", "*.test.*",
-                   "*.spec.*", "*/src/test/*", "*/testdata/*", "testdata/*", "conftest.py",
-                   "*/conftest.py", "*/fixtures/*")),
-    ("docs", ("*.md", "*.rst", "*.adoc", "docs/*", "*/docs/*", "doc/*", "license*",
-              "changelog*", "*/changelog*", "authors*", "readme*", "*/readme*")),
-    ("config_file", ("*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties",
-                     "*.env", ".env*", "*/.env*", "*settings.py", "*config.py", "*/config/*",
-                     "config/*", "dockerfile", "*/dockerfile", "*docker-compose*.yml",
-                     "*.json", "*.tf", "*.hcl")),
-)
 
 # security_sensitive: (reason, pattern over changed lines or the path).
 _SECURITY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -93,24 +60,6 @@ _SECURITY_PATH = re.compile(
     r"cert|ssl|tls)", re.IGNORECASE,
 )
 
-# Definitions whose signature change sends a reviewer to the callers, per language family.
-_DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (
-    r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\(",
-    r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+(?P<name>[\w$]+)\s*\(",
-    r"^\s*(?:export\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*=\s*"
-    r"(?:async\s*)?(?:\([^)]*\)|\w+)\s*=>",
-    r"^\s*func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*\(",
-    r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\s+(?P<name>\w+)",
-    # Java/C#/Kotlin/TS methods: at least one modifier, and no statement end on the line.
-    r"^\s*(?:(?:public|private|protected|static|final|abstract|synchronized|override|"
-    r"internal|async)\s+)+[\w<>\[\],.? ]*?\b(?P<name>\w+)\s*\([^;]*$",
-))
-_CONFIG_KEY = re.compile(
-    r"^\s*(?:\"(?P<json>[\w.-]+)\"\s*:|(?P<yaml>[\w.-]+)\s*:(?:\s|$)|"
-    r"(?P<assign>[A-Za-z_][\w.-]*)\s*=)",
-)
-
-
 @dataclass(frozen=True)
 class Assessment:
     tags: tuple[str, ...]
@@ -119,11 +68,6 @@ class Assessment:
     priority: Priority
     notes: tuple[str, ...]
     requests: tuple[ExtraRequest, ...]
-
-
-def path_tags(path: str) -> list[str]:
-    lowered = path.lower()
-    return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
 
 
 def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> list[str]:
@@ -248,48 +192,6 @@ def _requests(unit: ReviewUnit, tags: set[str], findings: list[Finding],
     return requests
 
 
-def changed_signatures(unit: ReviewUnit) -> list[str]:
-    """Names whose definition line was both removed and re-added differently."""
-    if unit.hunk is None:
-        return []
-    removed = _definitions(unit.hunk.removed())
-    added = _definitions(unit.hunk.added())
-    return [name for name, text in removed.items() if name in added and added[name] != text]
-
-
-def _definitions(lines: Iterable[DiffLine]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in lines:
-        name = definition_name(line.text)
-        if name:
-            found[name] = " ".join(line.text.split())
-    return found
-
-
-def definition_name(text: str) -> str | None:
-    """The name a line defines (function, method), if it is a definition line."""
-    for pattern in _DEFINITIONS:
-        match = pattern.match(text)
-        if match:
-            return match.group("name")
-    return None
-
-
-def changed_config_keys(unit: ReviewUnit) -> list[str]:
-    if unit.hunk is None:
-        return []
-    keys: list[str] = []
-    for line in unit.hunk.lines:
-        if line.kind == "ctx" or is_comment(line.text, unit.language):
-            continue
-        match = _CONFIG_KEY.match(line.text)
-        if match:
-            key = match.group("json") or match.group("yaml") or match.group("assign")
-            if key and key not in keys and len(key) > 1:
-                keys.append(key)
-    return keys
-
-
 def _only_whitespace(changed: list[DiffLine]) -> bool:
     def squash(kind: str) -> str:
         return "".join("".join(line.text.split()) for line in changed if line.kind == kind)
@@ -343,7 +245,3 @@ def has_generated_banner(unit: ReviewUnit) -> bool:
     head = [comment_body(line.text).lower() for line in unit.hunk.lines[:5]
             if line.kind != "del"]
     return any("do not edit" in text and "generated" in text for text in head)
-
-
-def matches_any(path: str, globs: Iterable[str]) -> bool:
-    return any(fnmatch(path, g) or fnmatch(PurePosixPath(path).name, g) for g in globs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.rules.tagging import path_tags
+from reviewbot.code.path_kinds import path_tags
 from reviewbot.schema import ReviewUnit
 from tests.rules.conftest import review
 
@@ -115,7 +115,7 @@ def test_ordinary_code_is_medium_function_level() -> None:
     ("if (ready) {", None),
 ])
 def test_definition_name(line: str, name: str | None) -> None:
-    from reviewbot.rules.tagging import definition_name
+    from reviewbot.code.definitions import definition_name
     assert definition_name(line) == name
 
 

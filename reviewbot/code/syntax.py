@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-from reviewbot.rules.tagging import definition_name
+from reviewbot.code.definitions import definition_name
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

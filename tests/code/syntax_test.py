@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.context.syntax import enclosing, spans
+from reviewbot.code.syntax import enclosing, spans
 from tests.conftest import assert_golden
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -63,7 +63,7 @@ def test_broken_code_still_gives_spans() -> None:
 
 @pytest.mark.parametrize("name", LANGUAGES)
 def test_point_lookup_agrees_with_the_full_walk(name: str) -> None:
-    from reviewbot.context.syntax import SyntaxIndex
+    from reviewbot.code.syntax import SyntaxIndex
 
     text = (FIXTURES / name).read_text()
     index = SyntaxIndex(text, LANGUAGES[name])

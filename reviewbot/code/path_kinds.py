@@ -1,0 +1,48 @@
+"""What kind of file a path is (tests, docs, lockfile, CI workflow, ...), from its name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatch
+from pathlib import PurePosixPath
+
+# (tag, glob patterns on the lower-cased path). A path can carry several tags.
+_PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("lockfile", ("*package-lock.json", "*yarn.lock", "*pnpm-lock.yaml", "*poetry.lock",
+                  "*pipfile.lock", "*cargo.lock", "*go.sum", "*gemfile.lock",
+                  "*composer.lock", "*uv.lock", "*npm-shrinkwrap.json")),
+    ("vendored", ("vendor/*", "*/vendor/*", "third_party/*", "*/third_party/*",
+                  "node_modules/*", "*/node_modules/*", "external/*", "*/_vendor/*")),
+    ("generated", ("*.min.js", "*.min.css", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go",
+                   "*.generated.*", "*_generated.*", "dist/*", "*/dist/*", "*.snap")),
+    ("ci_workflow", (".github/workflows/*", ".gitlab-ci.yml", "jenkinsfile", "*/jenkinsfile",
+                     ".circleci/*", "azure-pipelines.yml", ".travis.yml",
+                     "bitbucket-pipelines.yml", ".github/actions/*")),
+    ("dependency_manifest", ("*requirements*.txt", "pyproject.toml", "*/pyproject.toml",
+                             "setup.py", "setup.cfg", "pipfile", "*package.json", "go.mod",
+                             "*/go.mod", "*cargo.toml", "*pom.xml", "*build.gradle*",
+                             "gemfile", "*composer.json", "*environment.yml")),
+    ("migration", ("*/migrations/*", "migrations/*", "*/migrate/*", "*alembic/versions/*",
+                   "*/db/migrate/*", "*flyway/*", "*/changelog/*.sql")),
+    ("routing_file", ("*urls.py", "*routes.*", "*/routes/*", "*router.*", "*/routers/*",
+                      "*routing.*", "config/routes.rb")),
+    ("test_file", ("tests/*", "*/tests/*", "test/*", "*/test/*", "*/__tests__/*",
+                   "test_*.py", "*/test_*.py", "*_test.py", "*_test.go", "*.test.*",
+                   "*.spec.*", "*/src/test/*", "*/testdata/*", "testdata/*", "conftest.py",
+                   "*/conftest.py", "*/fixtures/*")),
+    ("docs", ("*.md", "*.rst", "*.adoc", "docs/*", "*/docs/*", "doc/*", "license*",
+              "changelog*", "*/changelog*", "authors*", "readme*", "*/readme*")),
+    ("config_file", ("*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties",
+                     "*.env", ".env*", "*/.env*", "*settings.py", "*config.py", "*/config/*",
+                     "config/*", "dockerfile", "*/dockerfile", "*docker-compose*.yml",
+                     "*.json", "*.tf", "*.hcl")),
+)
+
+
+def path_tags(path: str) -> list[str]:
+    lowered = path.lower()
+    return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
+
+
+def matches_any(path: str, globs: Iterable[str]) -> bool:
+    return any(fnmatch(path, g) or fnmatch(PurePosixPath(path).name, g) for g in globs)
