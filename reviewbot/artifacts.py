@@ -65,8 +65,10 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-def create_run_dir(output_dir: Path, run_id: str) -> RunDir:
-    """Make the run's folder, and a .gitignore that keeps the output dir out of git."""
+def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default") -> RunDir:
+    """Make the run's folder, and a .gitignore that keeps the output dir out of git.
+
+    `origin` names what chose the folder, so an error can say what to change."""
     try:
         output_dir.mkdir(parents=True, exist_ok=True)
         ignore = output_dir / ".gitignore"
@@ -75,10 +77,11 @@ def create_run_dir(output_dir: Path, run_id: str) -> RunDir:
         path = output_dir / run_id
         path.mkdir()
     except OSError as exc:
+        fix = ("pass a writable folder with --output-dir" if origin == "--output-dir" else
+               f"change {origin}, or pass a writable folder with --output-dir")
         raise ConfigError(
-            f"cannot write run artifacts to {output_dir}: {exc.strerror}. "
-            "Pass --output-dir with a writable folder.",
-        ) from exc
+            f"cannot write run artifacts to {output_dir} (from {origin}): {exc.strerror}; "
+            f"{fix}.") from exc
     return RunDir(run_id=run_id, path=path)
 
 

@@ -1,7 +1,8 @@
 """`reviewbot` command line, with the one top-level handler that maps errors to exit codes.
 
-Exit codes: 0 no finding at or above the fail level, 1 findings at or above it,
-2 usage or configuration error, 3 internal error.
+Commands: `review` (the default: `reviewbot --mode pr ...` is `reviewbot review --mode pr
+...`), `explain`, `rules`. Exit codes: 0 no finding at or above the fail level, 1 findings
+at or above it, 2 usage or configuration error, 3 internal error.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from reviewbot import __version__
-from reviewbot.config import SEVERITIES, Config, load_config
+from reviewbot.config import SEVERITIES, Config, Origin, load_config
 from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
+from reviewbot.paths import crash_log_folders, runs_folder
 from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
 
@@ -28,24 +29,51 @@ if TYPE_CHECKING:
     from reviewbot.model import StructuredCaller
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-DEFAULT_OUTPUT_DIR = Path(".reviewbot/runs")
+COMMANDS = ("review", "explain", "rules")
+_TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
+
+_EPILOG = """\
+commands:
+  review    review a change (the default: `reviewbot --mode pr --base main` is
+            `reviewbot review --mode pr --base main`); `reviewbot review --help` for its flags
+  explain   show what a finished run reviewed and why: `reviewbot explain [RUN_DIR]`
+  rules     list every rule with its id, severity and category
+
+exit codes: 0 clean, 1 findings at or above the fail level, 2 usage or configuration
+error, 3 internal error."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="reviewbot",
+        prog="reviewbot", usage="reviewbot [COMMAND] [options]",
         description="Review a git change: staged, working tree, or a pull request.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"reviewbot {__version__}")
-    parser.add_argument("--mode", choices=("staged", "working", "pr"), default="staged",
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _review_arguments(commands.add_parser(
+        "review", help="review a change (the default command)",
+        description="Review a git change: staged (default), working tree, or a pull request."))
+    from reviewbot.explain import explain_arguments
+
+    explain_arguments(commands.add_parser(
+        "explain", help="show what a finished run reviewed and why",
+        description="Show what a finished run reviewed, how it rated each unit, and why."))
+    commands.add_parser("rules", help="list every rule",
+                        description="Every rule with its id, severity, category and rationale.")
+    return parser
+
+
+def _review_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=("staged", "working", "pr"),
                         help="what to review (default: staged)")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
                         help="repository to review (default: the current directory)")
     parser.add_argument("--pre-push", action="store_true",
-                        help="pr mode: take base and head from pre-commit's pre-push "
-                             "environment (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF)")
+                        help="review the commits being pushed, as pre-commit's pre-push "
+                             "stage describes them (the reviewbot-push hook)")
     parser.add_argument("--include-untracked", action="store_true",
                         help="working mode: also review untracked files")
     parser.add_argument("--format", choices=FORMATS, default="text",
@@ -56,25 +84,24 @@ def build_parser() -> argparse.ArgumentParser:
                         help="text format: also list every unit with its tags and rating")
     parser.add_argument("--output-dir", metavar="DIR", type=Path,
                         help="where run artifacts go (default: .reviewbot/runs in the repo)")
+    parser.add_argument("--config", metavar="FILE", type=Path,
+                        help="the repository config to use instead of .reviewbot.toml")
     parser.add_argument("--fail-level", choices=SEVERITIES,
                         help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("--model", metavar="NAME",
+                        help="the model to use (instead of REVIEWBOT_MODEL)")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
-    parser.add_argument("--list-rules", action="store_true",
-                        help="print every rule with its id, severity and category, and exit")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["explain"]:
-        from reviewbot.explain import build_explain_parser, explain
-
-        args = build_explain_parser().parse_args(argv[1:])
-        command: Callable[[argparse.Namespace], int] = explain
-    else:
-        args = build_parser().parse_args(argv)
-        command = _list_rules if args.list_rules else _review
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in _TOP_LEVEL_FLAGS):
+        argv = ["review", *argv]
+    args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = _COMMANDS[args.command]
     try:
         return command(args)
     except ReviewbotError as exc:
@@ -99,35 +126,85 @@ def _review(args: argparse.Namespace) -> int:
     from reviewbot.pipeline import fails, run_review
     from reviewbot.progress import progress_display
     from reviewbot.report import ReportInput, render
+    from reviewbot.rules import rule_metadata
 
+    check_flags(args)
     repo = open_repo(args.repo)
-    config = _with_flags(load_config(repo.root), args, repo)
-    base, head = _pre_push_refs() if args.pre_push else (args.base, args.head)
-    if args.pre_push and base is None:
-        print("reviewbot: nothing to compare this push against (a new root branch); skipped.",
-              file=sys.stderr)
-        return EXIT_CLEAN
-    request = ChangeRequest(
-        mode="pr" if args.pre_push else cast(Mode, args.mode), base=base, head=head,
-        include_untracked=args.include_untracked,
-    )
+    request = _request(args, repo)
+    config = _with_flags(_load_config(repo, request, args), args, repo)
     caller = None if args.offline else _model_caller(config)
     with progress_display(enabled=not args.quiet) as progress:
-        outcome = run_review(repo, request, config, config.output_dir or DEFAULT_OUTPUT_DIR,
+        outcome = run_review(repo, request, config,
+                             config.output_dir or runs_folder(repo.root, None),
                              progress, caller, notify=_notice)
     data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
-                       verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
+                       rules=rule_metadata(), verbose=args.verbose, quiet=args.quiet,
+                       color=sys.stdout.isatty())
     output = render(args.format, data)
     if output:
         print(output)
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
 
 
+# flag -> the modes it belongs to, and what to say when it is given with another one.
+_MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
+    "base": (("pr",), "--base is for --mode pr (staged and working compare with HEAD)"),
+    "head": (("pr",), "--head is for --mode pr (staged and working review the index or "
+                      "the working tree)"),
+    "include_untracked": (("working",), "--include-untracked is for --mode working"),
+}
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """Flags that do not fit the mode are an error, never silently ignored."""
+    if args.pre_push:
+        if args.mode not in (None, "pr") or args.base or args.head or args.include_untracked:
+            raise UsageError("--pre-push takes the pushed range from pre-commit; drop --mode, "
+                             "--base, --head and --include-untracked.")
+        return
+    mode = args.mode or "staged"
+    for flag, (modes, message) in _MODE_FLAGS.items():
+        if getattr(args, flag) and mode not in modes:
+            raise UsageError(f"{message}; it does nothing with --mode {mode}.")
+
+
+def _request(args: argparse.Namespace, repo: GitRepo) -> ChangeRequest:
+    from reviewbot.hooks import all_files_request, pre_push_request
+
+    hook = None
+    if args.pre_push:
+        hook = pre_push_request(repo, os.environ)
+    elif (args.mode in (None, "staged") and os.environ.get("PRE_COMMIT") == "1"
+          and not repo.has_staged_changes()):
+        # The commit hook with nothing staged: `pre-commit run --all-files`.
+        hook = all_files_request(repo, "nothing is staged (pre-commit run --all-files?)")
+    if hook is not None:
+        if hook.notice:
+            _notice(hook.notice)
+        return hook.request
+    return ChangeRequest(mode=cast(Mode, args.mode or "staged"), base=args.base,
+                         head=args.head, include_untracked=args.include_untracked)
+
+
+def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace) -> Config:
+    """The config; in pr mode the repository's file is read at the base, so a change cannot
+    loosen its own review."""
+    from reviewbot.rules import RULES
+
+    reader = None
+    base = repo.rev_parse(request.base) if request.mode == "pr" and request.base else None
+    if base is not None:
+        def reader(name: str) -> bytes | None:
+            return repo.show(base, name)
+    return load_config(repo.root, RULES.keys(), read_repo_file=reader,
+                       revision=f"{request.base} (the base)", repo_config=args.config)
+
+
 def _model_caller(config: Config) -> StructuredCaller | None:
     """A caller for the configured model; None (offline) when no model is configured."""
     from reviewbot.model import OpenAITransport, StructuredCaller, model_settings
 
-    settings = model_settings(config)
+    settings = model_settings(config, notify=_notice)
     if settings is None:
         return None
     return StructuredCaller(client=OpenAITransport(settings), settings=settings)
@@ -137,17 +214,7 @@ def _notice(message: str) -> None:
     print(f"reviewbot: {message}", file=sys.stderr)
 
 
-def _pre_push_refs() -> tuple[str | None, str]:
-    """The pushed range, as pre-commit's pre-push stage exports it (old and new names)."""
-    to_ref = os.environ.get("PRE_COMMIT_TO_REF") or os.environ.get("PRE_COMMIT_ORIGIN")
-    if not to_ref:
-        raise UsageError("--pre-push reads PRE_COMMIT_TO_REF, which is not set: run it as "
-                         "pre-commit's reviewbot-push hook (stage pre-push).")
-    from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or os.environ.get("PRE_COMMIT_SOURCE")
-    return from_ref or None, to_ref
-
-
-def _list_rules(args: argparse.Namespace) -> int:
+def _rules(args: argparse.Namespace) -> int:
     from reviewbot.rules import RULES
 
     for rule in RULES.values():
@@ -156,18 +223,28 @@ def _list_rules(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from reviewbot.explain import explain
+
+    return explain(args)
+
+
 def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Config:
-    output_dir = args.output_dir.resolve() if args.output_dir else (
-        config.output_dir or repo.root / DEFAULT_OUTPUT_DIR)
+    model = config.model
+    if args.model:
+        model = replace(model, name=args.model, name_origin=Origin("--model"))
+    if args.base_url:
+        model = replace(model, base_url=args.base_url, base_url_origin=Origin("--base-url"))
     fail_level = cast(Severity, args.fail_level) if args.fail_level else config.fail_level
-    return replace(config, output_dir=output_dir, fail_level=fail_level)
+    origin = "--output-dir" if args.output_dir else config.output_origin
+    return replace(config, output_dir=runs_folder(repo.root, config.output_dir, args.output_dir),
+                   output_origin=origin, fail_level=fail_level, model=model)
 
 
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it; the terminal gets one line."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    candidates = [output_dir or repo / DEFAULT_OUTPUT_DIR, Path(tempfile.gettempdir())]
-    for folder in candidates:
+    for folder in crash_log_folders(output_dir, repo):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             log = folder / f"reviewbot-crash-{stamp}.log"
@@ -176,6 +253,11 @@ def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
         except OSError:
             continue
     return Path("<unwritable>")
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "review": _review, "explain": _explain, "rules": _rules,
+}
 
 
 def entry() -> None:

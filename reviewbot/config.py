@@ -1,21 +1,85 @@
-"""The frozen Config every stage is handed, read from `.reviewbot.toml` or
-`[tool.reviewbot]` in pyproject.toml at the repository root.
+"""The frozen Config every stage is handed, from two tiers of files, the environment and flags.
 
-Command-line flags override the file; the file overrides the defaults.
+- The **repository** tier (`.reviewbot.toml`, else `[tool.reviewbot]` in pyproject.toml, at
+  the reviewed revision) is untrusted input: it sets the review's policy (fail level, rules,
+  ignores, guidance for the reviewer) and may *lower* limits, never raise them; it may name a
+  model only with a local (loopback) endpoint, which then gets no key.
+- The **user** tier (`$REVIEWBOT_CONFIG`, else `~/.config/reviewbot/config.toml`), the
+  environment and the flags belong to whoever runs reviewbot: they alone choose endpoints,
+  keys and limits.
+
+Each file section is one pydantic model; an error names the file and the key, and an
+unknown key or rule id names the closest known one.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, cast, get_args
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, cast, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.errors import ConfigError
 from reviewbot.schema import Severity
 
 SEVERITIES: tuple[str, ...] = get_args(Severity)
+REPO_FILE = ".reviewbot.toml"
+
+
+class _Section(BaseModel):
+    # strict: 0.5 is not an integer and "3" is not a number.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class PathInstruction(_Section):
+    """Guidance for the reviewer on files matching a glob (`[[path_instructions]]`)."""
+
+    path: str = Field(min_length=1)
+    instructions: str = Field(min_length=1, max_length=4000)
+
+
+class ModelSection(_Section):
+    """`[model]`: which OpenAI-compatible model to use, and where."""
+
+    name: str | None = Field(default=None, min_length=1)
+    base_url: str | None = None
+    fallback_models: list[str] = Field(default_factory=list)
+    # Plain http to a host other than this machine (user tier only).
+    allow_insecure_http: bool = False
+
+
+class LimitsSection(_Section):
+    """`[limits]`: what a run may spend. A repository may only lower these."""
+
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    model_deadline_s: float = Field(default=120.0, gt=0, le=3600)
+    max_model_calls: int = Field(default=30, ge=1, le=10_000)
+    max_run_tokens: int | None = Field(default=None, ge=1)
+    concurrency: int = Field(default=4, ge=1, le=32)
+    context_unit_tokens: int = Field(default=6000, ge=100, le=200_000)
+    context_run_tokens: int = Field(default=60000, ge=100, le=2_000_000)
+
+
+class FileConfig(_Section):
+    """One config file, either tier."""
+
+    fail_level: Literal["error", "warning", "info"] | None = None
+    output_dir: str | None = Field(default=None, min_length=1)
+    keep_runs: int | None = Field(default=None, ge=1, le=10_000)
+    # TOML arrays are lists; strict mode would refuse them as tuples.
+    ignore: list[str] = Field(default_factory=list)
+    instructions: str = Field(default="", max_length=8000)
+    path_instructions: list[PathInstruction] = Field(default_factory=list)
+    model_findings_block: bool | None = None
+    # "off" | "error" | "warning" | "info" | true | false, checked in _rule_setting.
+    rules: dict[str, str | bool] = Field(default_factory=dict)
+    model: ModelSection = ModelSection()
+    limits: LimitsSection | None = None
 
 
 @dataclass(frozen=True)
@@ -25,127 +89,314 @@ class RuleSetting:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a setting came from, and whether the person running reviewbot chose it."""
+
+    where: str = "defaults"
+    trusted: bool = True
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str | None = None
+    name_origin: Origin = Origin()
+    base_url: str | None = None
+    base_url_origin: Origin = Origin()
+    fallback_models: tuple[str, ...] = ()
+    allow_insecure_http: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 30.0
+    model_deadline_s: float = 120.0
+    max_model_calls: int = 30
+    max_run_tokens: int | None = None
+    concurrency: int = 4
+    context_unit_tokens: int = 6000
+    context_run_tokens: int = 60000
+
+
+@dataclass(frozen=True)
 class Config:
     fail_level: Severity = "error"
     output_dir: Path | None = None
+    # Which file or flag chose output_dir, for errors about it.
+    output_origin: str = "the default"
+    keep_runs: int = 20
     # Glob patterns (fnmatch, on repository paths) of files not to review.
     ignore: tuple[str, ...] = ()
     rules: Mapping[str, RuleSetting] = field(default_factory=dict)
-    source: str = "defaults"
-    # The model (OpenAI-compatible). Environment: REVIEWBOT_MODEL, OPENAI_BASE_URL,
-    # OPENAI_API_KEY (the key is only ever read from the environment).
-    model: str | None = None
-    fallback_models: tuple[str, ...] = ()
-    base_url: str | None = None
-    timeout_s: float = 30.0
-    max_model_calls: int = 30
-    # Context budgets, in (estimated) tokens.
-    context_unit_tokens: int = 6000
-    context_run_tokens: int = 60000
+    instructions: str = ""
+    path_instructions: tuple[PathInstruction, ...] = ()
+    # Whether model findings can fail the run; None: only outside the pre-commit hook.
+    model_findings_block: bool | None = None
+    model: ModelConfig = ModelConfig()
+    limits: Limits = Limits()
+    # The files read, in the order they were applied.
+    sources: tuple[str, ...] = ()
 
     def rule(self, rule_id: str) -> RuleSetting:
         return self.rules.get(rule_id, RuleSetting())
 
-
-_KNOWN_KEYS = {"fail_level", "output_dir", "ignore", "rules", "model", "fallback_models",
-               "base_url", "timeout_s", "max_model_calls", "context_unit_tokens",
-               "context_run_tokens"}
-
-
-def load_config(repo_root: Path) -> Config:
-    """The config of a repository: `.reviewbot.toml` first, then pyproject.toml."""
-    own = repo_root / ".reviewbot.toml"
-    if own.is_file():
-        return parse_config(_read_toml(own), str(own), repo_root)
-    pyproject = repo_root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("reviewbot")
-        if isinstance(table, dict):
-            return parse_config(table, f"{pyproject} [tool.reviewbot]", repo_root)
-    return Config()
+    @property
+    def source(self) -> str:
+        return " + ".join(self.sources) or "defaults"
 
 
-def parse_config(table: Mapping[str, Any], source: str, repo_root: Path) -> Config:
-    if "api_key" in table:
-        raise ConfigError(f"{source}: keep the API key out of files; set OPENAI_API_KEY.")
-    unknown = sorted(set(table) - _KNOWN_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown key(s) {', '.join(unknown)}; "
-            f"known keys are {', '.join(sorted(_KNOWN_KEYS))}.",
-        )
-    config = Config(source=source)
-    if "fail_level" in table:
-        config = replace(config, fail_level=_severity(table["fail_level"], f"{source}: fail_level"))
-    if "output_dir" in table:
-        config = replace(config, output_dir=repo_root / _string(table["output_dir"], source))
-    if "ignore" in table:
-        config = replace(config, ignore=_strings(table["ignore"], f"{source}: ignore"))
-    if "rules" in table:
-        config = replace(config, rules=_rules(table["rules"], source))
-    return _model_keys(config, table, source)
+ReadRepoFile = Callable[[str], bytes | None]
 
 
-def _model_keys(config: Config, table: Mapping[str, Any], source: str) -> Config:
-    if "model" in table:
-        config = replace(config, model=_string(table["model"], f"{source}: model"))
-    if "fallback_models" in table:
-        config = replace(config, fallback_models=_strings(table["fallback_models"],
-                                                          f"{source}: fallback_models"))
-    if "base_url" in table:
-        config = replace(config, base_url=_string(table["base_url"], f"{source}: base_url"))
-    if "timeout_s" in table:
-        config = replace(config, timeout_s=_positive(table["timeout_s"], f"{source}: timeout_s"))
-    counts: dict[str, Any] = {key: int(_positive(table[key], f"{source}: {key}"))
-                              for key in ("max_model_calls", "context_unit_tokens",
-                                          "context_run_tokens") if key in table}
-    config = replace(config, **counts)
-    return config
+def user_config_path(env: Mapping[str, str]) -> Path:
+    if env.get("REVIEWBOT_CONFIG"):
+        return Path(env["REVIEWBOT_CONFIG"]).expanduser()
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")) / ".config")
+    return Path(base).expanduser() / "reviewbot" / "config.toml"
 
 
-def _positive(value: object, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ConfigError(f"{where} must be a positive number, not {value!r}.")
-    return float(value)
+def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
+                read_repo_file: ReadRepoFile | None = None, revision: str = "",
+                repo_config: Path | None = None,
+                env: Mapping[str, str] | None = None) -> Config:
+    """Defaults, then the user's file, then the repository's file, then the environment.
+
+    The repository's policy (fail level, rules, ignores) wins over the user's defaults for it;
+    it cannot override the user's model, endpoint or limits (see `apply_file`).
+
+    `read_repo_file` reads the repository tier at `revision` (the base of a pull request, so
+    a change cannot loosen its own review); the work tree by default.
+    `repo_config` replaces the repository file's usual location.
+    """
+    env = os.environ if env is None else env
+    config = Config()
+    user = user_config_path(env)
+    if user.is_file():
+        table = _parse_toml(_read_bytes(user), str(user))
+        config = apply_file(config, table, str(user), repo_root, known_rules, trusted=True)
+    repo = _repo_file(repo_root, read_repo_file, revision, repo_config)
+    if repo is not None:
+        config = apply_file(config, repo[1], repo[0], repo_root, known_rules, trusted=False)
+    return apply_environment(config, env)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
+               explicit: Path | None) -> tuple[str, dict[str, Any]] | None:
+    if explicit is not None:
+        path = explicit if explicit.is_absolute() else root / explicit
+        if not path.is_file():
+            raise ConfigError(f"{path} (given with --config) is not a file.")
+        return str(path), _parse_toml(_read_bytes(path), str(path))
+    reader = read or (lambda name: _read_optional(root / name))
+
+    def where(name: str) -> str:
+        return f"{name} at {revision}" if read else str(root / name)
+    own = reader(REPO_FILE)
+    if own is not None:
+        return where(REPO_FILE), _parse_toml(own, where(REPO_FILE))
+    pyproject = reader("pyproject.toml")
+    if pyproject is None:
+        return None
+    table = _parse_toml(pyproject, where("pyproject.toml")).get("tool", {}).get("reviewbot")
+    if table is None:
+        return None
+    source = f"{where('pyproject.toml')} [tool.reviewbot]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source} must be a table.")
+    return source, table
+
+
+def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root: Path,
+               known_rules: Collection[str] = (), *, trusted: bool) -> Config:
+    """A file's settings on top of `config`. An untrusted (repository) file sets policy, but
+    names a model or endpoint only where the user has not, and only lowers limits."""
+    parsed = _validate(table, source)
+    _check_trust(parsed, source, trusted)
+    _check_rule_ids(parsed.rules, known_rules, source)
+    updates: dict[str, Any] = {"sources": (*config.sources, source)}
+    for key in ("fail_level", "keep_runs", "model_findings_block"):
+        value = getattr(parsed, key)
+        if value is not None:
+            updates[key] = value
+    if parsed.output_dir is not None:
+        updates["output_dir"] = _output_dir(parsed.output_dir, source, repo_root, trusted)
+        updates["output_origin"] = f"output_dir in {source}"
+    if parsed.ignore:
+        updates["ignore"] = (*config.ignore, *parsed.ignore)
+    if parsed.instructions:
+        updates["instructions"] = "\n\n".join(t for t in (config.instructions,
+                                                          parsed.instructions) if t)
+    if parsed.path_instructions:
+        updates["path_instructions"] = (*config.path_instructions, *parsed.path_instructions)
+    if parsed.rules:
+        updates["rules"] = {**config.rules, **{k: _rule_setting(v, f"{source}: rules.{k}")
+                                               for k, v in parsed.rules.items()}}
+    updates["model"] = _model(config.model, parsed.model, Origin(source, trusted))
+    if parsed.limits is not None:
+        updates["limits"] = _limits(config.limits, parsed.limits, trusted)
+    return replace(config, **updates)
+
+
+def _validate(table: Mapping[str, Any], source: str) -> FileConfig:
+    if "api_key" in table or "api_key" in (table.get("model") or {}):
+        raise ConfigError(f"{source}: keep the API key out of files; set OPENAI_API_KEY in "
+                          "the environment (or the Action's secrets).")
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+        return FileConfig.model_validate(dict(table))
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, source)) from exc
 
 
-def _rules(value: object, source: str) -> dict[str, RuleSetting]:
-    """`rules = {rule-id = "off" | "error" | "warning" | "info" | true | false}`."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{source}: rules must be a table of rule-id = setting.")
-    settings: dict[str, RuleSetting] = {}
-    for rule_id, setting in value.items():
-        where = f"{source}: rules.{rule_id}"
-        if isinstance(setting, bool):
-            settings[rule_id] = RuleSetting(enabled=setting)
-        elif setting == "off":
-            settings[rule_id] = RuleSetting(enabled=False)
+def _explain(exc: ValidationError, source: str) -> str:
+    problems = []
+    for error in exc.errors()[:5]:
+        key = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            problems.append(_unknown_key(key))
         else:
-            settings[rule_id] = RuleSetting(severity=_severity(setting, where))
-    return settings
+            value = error.get("input")
+            shown = f" (got {value!r})" if isinstance(value, str | int | float | bool) else ""
+            problems.append(f"{key}: {error['msg']}{shown}")
+    return f"{source}: " + "; ".join(problems) + "."
 
 
-def _severity(value: object, where: str) -> Severity:
+def _unknown_key(dotted: str) -> str:
+    *parents, name = dotted.split(".")
+    section: type[BaseModel] = FileConfig
+    for parent in parents:
+        annotation = section.model_fields[parent].annotation if parent in section.model_fields \
+            else None
+        inner = next((a for a in (annotation, *get_args(annotation))
+                      if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if inner is None:
+            break
+        section = inner
+    known = sorted(section.model_fields)
+    return f"unknown key {dotted!r}{_closest(name, known)} (known: {', '.join(known)})"
+
+
+def _closest(name: str, known: Collection[str]) -> str:
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
+def _check_rule_ids(rules: Mapping[str, str | bool], known: Collection[str],
+                    source: str) -> None:
+    if not known:
+        return
+    for rule_id in rules:
+        if rule_id not in known:
+            raise ConfigError(
+                f"{source}: rules.{rule_id} is not a rule{_closest(rule_id, known)} "
+                "(`reviewbot rules` lists every id).")
+
+
+def _check_trust(parsed: FileConfig, source: str, trusted: bool) -> None:
+    if trusted:
+        return
+    if parsed.model.allow_insecure_http:
+        raise ConfigError(f"{source}: model.allow_insecure_http can only be set in your user "
+                          "config or the environment, not by the reviewed repository.")
+    if parsed.model.base_url is not None and not is_loopback_url(parsed.model.base_url):
+        raise ConfigError(
+            f"{source}: model.base_url {parsed.model.base_url!r} is not a server on this "
+            "machine. A repository may only name a local server (127.0.0.1, localhost, ::1), "
+            "which gets no key; to use another endpoint, set OPENAI_BASE_URL or --base-url "
+            "yourself.")
+
+
+def _rule_setting(value: str | bool, where: str) -> RuleSetting:
+    if isinstance(value, bool):
+        return RuleSetting(enabled=value)
+    if value == "off":
+        return RuleSetting(enabled=False)
     if value not in SEVERITIES:
-        raise ConfigError(f"{where} must be one of {', '.join(SEVERITIES)}, not {value!r}.")
-    return cast(Severity, value)
+        raise ConfigError(f"{where} must be \"off\", \"error\", \"warning\", \"info\", true "
+                          f"or false, not {value!r}.")
+    return RuleSetting(severity=cast(Severity, value))
 
 
-def _string(value: object, where: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(f"{where} must be a string, not {value!r}.")
-    return value
+def _output_dir(value: str, source: str, repo_root: Path, trusted: bool) -> Path:
+    path = Path(value).expanduser()
+    if trusted:
+        return path if path.is_absolute() else repo_root / path
+    pure = PurePosixPath(value)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise ConfigError(f"{source}: output_dir {value!r} must be a folder inside the "
+                          "repository (a relative path without '..'); pass --output-dir "
+                          "for anywhere else.")
+    return repo_root / pure
 
 
-def _strings(value: object, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of strings.")
-    return tuple(value)
+def _model(current: ModelConfig, section: ModelSection, origin: Origin) -> ModelConfig:
+    updates: dict[str, Any] = {}
+    # The user's choice of model stands; a repository only fills in what the user left open.
+    user_chose = current.name is not None and not origin.trusted
+    if section.name is not None and not user_chose:
+        updates |= {"name": section.name, "name_origin": origin}
+        if section.fallback_models:
+            updates["fallback_models"] = tuple(section.fallback_models)
+    if section.base_url is not None and (origin.trusted or current.base_url is None):
+        updates |= {"base_url": section.base_url, "base_url_origin": origin}
+    if section.allow_insecure_http:
+        updates["allow_insecure_http"] = True
+    return replace(current, **updates)
+
+
+def _limits(current: Limits, section: LimitsSection, trusted: bool) -> Limits:
+    given = section.model_dump(exclude_unset=True)
+    if trusted:
+        return replace(current, **given)
+    # A repository may spend less than the user allows, never more.
+    lowered = {key: value if getattr(current, key) is None else min(value, getattr(current, key))
+               for key, value in given.items()}
+    return replace(current, **lowered)
+
+
+def apply_environment(config: Config, env: Mapping[str, str]) -> Config:
+    """REVIEWBOT_MODEL and OPENAI_BASE_URL (or REVIEWBOT_BASE_URL): the user's own choice."""
+    model = config.model
+    name = env.get("REVIEWBOT_MODEL")
+    if name:
+        model = replace(model, name=name, name_origin=Origin("REVIEWBOT_MODEL"))
+    for variable in ("REVIEWBOT_BASE_URL", "OPENAI_BASE_URL"):
+        if variable in env:
+            if not env[variable].strip():
+                raise ConfigError(f"{variable} is set but empty; unset it to use the default "
+                                  "endpoint, or set it to the server's URL.")
+            model = replace(model, base_url=env[variable].strip(),
+                            base_url_origin=Origin(variable))
+            break
+    if env.get("REVIEWBOT_ALLOW_INSECURE_HTTP") == "1":
+        model = replace(model, allow_insecure_http=True)
+    return replace(config, model=model)
+
+
+def is_loopback_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}.") from exc
+
+
+def _read_optional(path: Path) -> bytes | None:
+    return _read_bytes(path) if path.is_file() else None
+
+
+def _parse_toml(data: bytes, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source} is not UTF-8 text (byte {exc.start}); save it as "
+                          "UTF-8.") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source} is not valid TOML: {exc}") from exc

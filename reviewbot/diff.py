@@ -21,6 +21,7 @@ from reviewbot.schema import (
     ChangeRequest,
     DiffLine,
     DiffResult,
+    HistoryLine,
     Hunk,
     LineKind,
     LineNumbers,
@@ -34,18 +35,57 @@ _SYMLINK_MODE = "120000"
 _KINDS: dict[str, LineKind] = {"+": "add", "-": "del", " ": "ctx", "": "ctx"}
 
 
+# Bounds on the per-commit history check of a pr range.
+MAX_HISTORY_COMMITS = 500
+MAX_HISTORY_LINES = 200_000
+
+
 def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
     """Run git for the requested mode and parse its diff into units."""
     collector = _COLLECTORS[request.mode]
     base_rev, head_rev, base_branch, raw = collector(repo, request)
+    units = parse_units(raw)
+    history: tuple[HistoryLine, ...] = ()
+    notes: list[str] = []
+    if request.check_history and head_rev is not None:
+        history, notes = _history(repo, request, base_rev, head_rev, units)
     return DiffResult(
         request=request,
         repo_root=str(repo.root),
         base_rev=base_rev,
         head_rev=head_rev,
         base_branch=base_branch,
-        units=parse_units(raw),
+        units=units,
+        history=history,
+        notes=tuple(notes),
     )
+
+
+def _history(repo: GitRepo, request: ChangeRequest, base_rev: str, head_rev: str,
+             units: tuple[ReviewUnit, ...]) -> tuple[tuple[HistoryLine, ...], list[str]]:
+    """Lines some commit of the range added that the change's result no longer has: what a
+    secret added in one commit and deleted in the next leaves behind in the pushed history."""
+    revs = [head_rev] if request.base_is_root else [head_rev, f"^{base_rev}"]
+    patches = repo.commit_patches(revs, MAX_HISTORY_COMMITS + 1)
+    notes = []
+    if len(patches) > MAX_HISTORY_COMMITS:
+        notes.append(f"history: only the newest {MAX_HISTORY_COMMITS} commits of the range "
+                     "were checked for secrets")
+        patches = patches[:MAX_HISTORY_COMMITS]
+    if len(patches) < 2:
+        return (), notes  # one commit: its additions are the change itself
+    kept = {(u.file_path, line.text) for u in units if u.hunk for line in u.hunk.added()}
+    found: list[HistoryLine] = []
+    for sha, patch in patches:
+        for unit in parse_units(patch):
+            for line in unit.hunk.added() if unit.hunk else ():
+                if (unit.file_path, line.text) not in kept:
+                    found.append(HistoryLine(commit=sha, file_path=unit.file_path,
+                                             line=line.new_lineno or 0, text=line.text))
+        if len(found) > MAX_HISTORY_LINES:
+            notes.append(f"history: stopped after {MAX_HISTORY_LINES:,} removed-again lines")
+            break
+    return tuple(found[:MAX_HISTORY_LINES]), notes
 
 
 _Collected = tuple[str, str | None, str | None, bytes]
@@ -58,7 +98,7 @@ def _collect_staged(repo: GitRepo, request: ChangeRequest) -> _Collected:
 
 
 def _collect_working(repo: GitRepo, request: ChangeRequest) -> _Collected:
-    base = repo.head() or repo.empty_tree()
+    base = repo.empty_tree() if request.base_is_root else (repo.head() or repo.empty_tree())
     raw = repo.diff([base, "--"])
     if request.include_untracked:
         raw += b"".join(repo.diff_untracked(path) for path in repo.untracked_files())
@@ -66,9 +106,13 @@ def _collect_working(repo: GitRepo, request: ChangeRequest) -> _Collected:
 
 
 def _collect_pr(repo: GitRepo, request: ChangeRequest) -> _Collected:
+    head_name = request.head or "HEAD"
+    if request.base_is_root:
+        head_sha = _require_commit(repo, head_name, "--head")
+        root = repo.empty_tree()
+        return root, head_sha, None, repo.diff([root, head_sha, "--"])
     if not request.base:
         raise UsageError("--mode pr needs --base REV (the branch the change will merge into).")
-    head_name = request.head or "HEAD"
     base_sha = _require_commit(repo, request.base, "--base")
     head_sha = _require_commit(repo, head_name, "--head")
     # Like GitHub's "files changed": diff from the merge base, not from the base tip.

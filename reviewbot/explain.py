@@ -11,19 +11,19 @@ from reviewbot.artifacts import STEPS, load_artifact
 from reviewbot.errors import ArtifactError
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
+REPORT = "step9_report.json"
 
-def build_explain_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="reviewbot explain",
-        description="Show what a finished run reviewed, how it rated each unit, and why.",
-    )
+
+def explain_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", nargs="?", type=Path,
-                        help="a run folder (default: the newest in the repository's "
-                             "output folder, .reviewbot/runs unless configured)")
-    return parser
+                        help="a run folder (default: the newest finished run in the "
+                             "repository's output folder, .reviewbot/runs unless configured)")
 
 
 def explain(args: argparse.Namespace) -> int:
+    if args.run_dir is not None and not args.run_dir.is_dir():
+        raise ArtifactError(f"{args.run_dir} is not a folder; pass a run folder (they are in "
+                            ".reviewbot/runs unless configured).")
     run_dir = args.run_dir or newest_run(default_runs_folder())
     print("\n".join(explain_lines(run_dir)))
     return 0
@@ -34,19 +34,24 @@ def default_runs_folder() -> Path:
     from reviewbot.config import load_config
     from reviewbot.errors import GitError
     from reviewbot.git import open_repo
+    from reviewbot.paths import DEFAULT_RUNS, runs_folder
 
     try:
         root = open_repo(Path()).root
     except GitError:
-        return Path(".reviewbot/runs")
-    return load_config(root).output_dir or root / ".reviewbot" / "runs"
+        return DEFAULT_RUNS
+    return runs_folder(root, load_config(root).output_dir)
 
 
 def newest_run(runs: Path) -> Path:
+    """The newest run that finished (wrote its report); a crashed run's folder is skipped."""
     folders = sorted(p for p in runs.glob("*") if p.is_dir()) if runs.is_dir() else []
-    if not folders:
-        raise ArtifactError(f"no runs in {runs}; run reviewbot first, or pass a run folder.")
-    return folders[-1]
+    finished = [p for p in folders if (p / REPORT).is_file()]
+    if not finished:
+        unfinished = f" ({len(folders)} unfinished)" if folders else ""
+        raise ArtifactError(f"no finished runs in {runs}{unfinished}; run reviewbot first, "
+                            "or pass a run folder.")
+    return finished[-1]
 
 
 def explain_lines(run_dir: Path) -> list[str]:

@@ -8,10 +8,10 @@ expected" on otherwise valid diffs.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import git as gitpython
 
@@ -33,6 +33,10 @@ DIFF_FLAGS = (
 )
 
 
+# What `git show REV:PATH` says when the path is simply not at that revision (or in the index).
+_ABSENT = re.compile(r"does not exist|exists on disk, but not in|is in the index, but not")
+
+
 @dataclass(frozen=True)
 class GitRepo:
     """A repository, addressed by its work-tree root."""
@@ -44,7 +48,7 @@ class GitRepo:
         """Run `git ARGS` at the root and return stdout as raw bytes."""
         status, stdout, stderr = self._execute(args)
         if status not in ok_codes:
-            message = stderr.decode("utf-8", "replace").strip() or f"exit status {status}"
+            message = stderr.strip() or f"exit status {status}"
             raise GitError(f"`git {' '.join(args)}` failed: {message}")
         return stdout
 
@@ -79,6 +83,36 @@ class GitRepo:
     def diff(self, args: Sequence[str]) -> bytes:
         return self.run(["diff", *DIFF_FLAGS, *args])
 
+    def has_staged_changes(self) -> bool:
+        base = self.head() or self.empty_tree()
+        status, _, _ = self._execute(["diff", "--cached", "--quiet", base, "--"])
+        return status != 0
+
+    def upstream_or_default(self) -> str | None:
+        """The branch HEAD tracks, else the remote's default branch (`origin/HEAD`)."""
+        tracked = self.run(["rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"],
+                           ok_codes=(0, 128)).decode("utf-8", "replace").strip()
+        if tracked and self.rev_parse(tracked):
+            return tracked
+        remote_head = self.run(["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"],
+                               ok_codes=(0, 1, 128)).decode("utf-8", "replace").strip()
+        return remote_head if remote_head and self.rev_parse(remote_head) else None
+
+    def count_commits(self, rev_range: str) -> int:
+        return int(self.text(["rev-list", "--count", rev_range]) or 0)
+
+    def commit_patches(self, revs: Sequence[str], limit: int) -> list[tuple[str, bytes]]:
+        """(sha, patch) of each non-merge commit of `git log REVS`, newest first, with no
+        context lines: what each commit added, for checks that look at history."""
+        marker = b"\0reviewbot-commit "
+        out = self.run(["log", f"--max-count={limit}", "--no-merges", "--format=%x00reviewbot-"
+                        "commit %H", "-p", *DIFF_FLAGS, "--unified=0", *revs, "--"])
+        patches: list[tuple[str, bytes]] = []
+        for chunk in out.split(marker)[1:]:
+            sha, _, patch = chunk.partition(b"\n")
+            patches.append((sha.decode("ascii", "replace").strip(), patch.lstrip(b"\n")))
+        return patches
+
     def untracked_files(self) -> list[str]:
         out = self.run(["ls-files", "--others", "--exclude-standard", "-z"])
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -90,9 +124,16 @@ class GitRepo:
         return self.run(args, ok_codes=(0, 1))
 
     def show(self, rev: str, path: str) -> bytes | None:
-        """A file's bytes at a revision ("" means the index), or None if absent there."""
-        status, out, _ = self._execute(["show", f"{rev}:{path}"])
-        return out if status == 0 else None
+        """A file's bytes at a revision ("" means the index), or None if it is not there.
+
+        Any other failure (a bad revision, a corrupt object) is a GitError, not "absent".
+        """
+        status, out, err = self._execute(["show", f"{rev}:{path}"])
+        if status == 0:
+            return out
+        if _ABSENT.search(err):
+            return None
+        raise GitError(f"`git show {rev}:{path}` failed: {err.strip()}")
 
     def grep(self, needle: str, source: str | None, *,
              word: bool = True) -> list[tuple[str, int, str]]:
@@ -127,16 +168,19 @@ class GitRepo:
         except OSError:
             return None
 
-    def _execute(self, args: Sequence[str]) -> tuple[int, bytes, bytes]:
+    def _execute(self, args: Sequence[str]) -> tuple[int, bytes, str]:
+        """(status, stdout bytes, stderr text). GitPython hands stderr back already decoded
+        (stdout_as_string only governs stdout), or as bytes in some versions: normalise."""
         command = ["git", *_CONFIG_OVERRIDES, *args]
-        result = self._repo.git.execute(
+        status, stdout, stderr = self._repo.git.execute(
             command,
             with_extended_output=True,
             with_exceptions=False,
             stdout_as_string=False,
             strip_newline_in_stdout=False,
         )
-        return cast(tuple[int, bytes, bytes], result)
+        text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else str(stderr)
+        return status, stdout, text
 
 
 def open_repo(path: Path) -> GitRepo:

@@ -24,7 +24,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reviewbot.config import Config
+from reviewbot.config import Config, ModelConfig, is_loopback_url
+from reviewbot.errors import ConfigError
 from reviewbot.schema import ModelCall
 
 T = TypeVar("T", bound=BaseModel)
@@ -46,20 +47,68 @@ class ModelSettings:
     api_key: str | None = field(default=None, repr=False)
     timeout_s: float = 30.0
     max_calls: int = 30
+    # Why no key is sent, for the error a server that wants one answers with.
+    no_key_reason: str | None = None
 
 
-def model_settings(config: Config, env: Mapping[str, str] | None = None) -> ModelSettings | None:
-    """The configured model, or None when none is (the run is then offline)."""
+def model_settings(config: Config, env: Mapping[str, str] | None = None,
+                   notify: Callable[[str], None] = lambda message: None) -> ModelSettings | None:
+    """The configured model, or None when none is (the run is then offline).
+
+    The key goes only to an endpoint the person running reviewbot chose (environment, flag,
+    user config, or the SDK's default) and only for a model they turned on; a model or
+    endpoint named by the reviewed repository's config gets no key.
+    """
     env = os.environ if env is None else env
-    model = env.get("REVIEWBOT_MODEL") or config.model
-    if not model:
+    chosen = config.model
+    if not chosen.name:
         return None
+    if not chosen.name_origin.trusted and chosen.base_url is None:
+        notify(f"{chosen.name_origin.where} names the model {chosen.name!r} but no local "
+               "server; set REVIEWBOT_MODEL (and OPENAI_BASE_URL) yourself to use it. "
+               "Reviewing offline.")
+        return None
+    if chosen.base_url is not None:
+        check_endpoint(chosen.base_url, chosen.base_url_origin.where, chosen.allow_insecure_http)
+    key = env.get("OPENAI_API_KEY") or None
+    send_key = chosen.name_origin.trusted and chosen.base_url_origin.trusted
+    if key and not send_key:
+        notify(f"the model endpoint comes from {_untrusted_origin(chosen)}, "
+               "the reviewed repository's config: your API key is not sent to it.")
+    limits = config.limits
+    no_key = (None if key and send_key else
+              "OPENAI_API_KEY is not set" if not key else
+              f"the endpoint or model comes from {_untrusted_origin(chosen)}, which never gets "
+              "your key")
     return ModelSettings(
-        model=model, fallback_models=config.fallback_models,
-        base_url=env.get("OPENAI_BASE_URL") or config.base_url,
-        api_key=env.get("OPENAI_API_KEY") or None,
-        timeout_s=config.timeout_s, max_calls=config.max_model_calls,
+        model=chosen.name, fallback_models=chosen.fallback_models, base_url=chosen.base_url,
+        api_key=key if send_key else None, timeout_s=limits.timeout_s,
+        max_calls=limits.max_model_calls, no_key_reason=no_key,
     )
+
+
+def _untrusted_origin(chosen: ModelConfig) -> str:
+    origin = chosen.base_url_origin if not chosen.base_url_origin.trusted else chosen.name_origin
+    return origin.where
+
+
+def check_endpoint(url: str, where: str, allow_insecure_http: bool) -> None:
+    """A usable http(s) URL; plain http only to this machine unless the user allows it."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (validates the port)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {url!r} is not a valid URL ({exc}).") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{where}: {url!r} is not an http(s) URL with a host.")
+    if parts.scheme == "http" and not is_loopback_url(url) and not allow_insecure_http:
+        raise ConfigError(
+            f"{where}: {url!r} is plain http to another machine: the API key and your code "
+            "would cross the network unencrypted. Use https, or set "
+            "REVIEWBOT_ALLOW_INSECURE_HTTP=1 (or model.allow_insecure_http in your user "
+            "config) if that network is yours.")
 
 
 @dataclass(frozen=True)
@@ -100,6 +149,7 @@ class OpenAITransport:
         from openai import OpenAI
 
         self._secret = settings.api_key
+        self._no_key_reason = settings.no_key_reason
         self._client = OpenAI(api_key=settings.api_key or _NO_KEY, base_url=settings.base_url,
                               timeout=settings.timeout_s, max_retries=0)
         # Some local servers reject json_schema (or any response_format) with a 400: step
@@ -136,8 +186,10 @@ class OpenAITransport:
             raise ModelCallFailed("connection_error", self._scrub(str(exc.__cause__ or exc)),
                                   transient=True) from exc
         except openai.APIStatusError as exc:
-            raise _status_failure(exc.status_code, exc.response.headers,
-                                  self._scrub(exc.message)) from exc
+            detail = self._scrub(exc.message)
+            if exc.status_code in (401, 403) and self._no_key_reason:
+                detail = f"no API key was sent ({self._no_key_reason}); the server said: {detail}"
+            raise _status_failure(exc.status_code, exc.response.headers, detail) from exc
         usage = completion.usage
         content = completion.choices[0].message.content if completion.choices else None
         return Reply(content=content or "",

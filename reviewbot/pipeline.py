@@ -19,6 +19,7 @@ from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.model import StructuredCaller
 from reviewbot.planner import plan
+from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
@@ -58,14 +59,14 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
                notify: Progress = _silent) -> ReviewOutcome:
     started = time.monotonic()
     now = datetime.now(UTC)
-    run_dir = create_run_dir(output_dir, new_run_id(now))
+    run_dir = create_run_dir(output_dir, new_run_id(now), config.output_origin)
 
     progress("reading the change")
     diff = collect(repo, request)
     run_dir.write("diff", diff)
 
     progress(f"checking {len(diff.units)} units")
-    rules = run_rules(diff.units, new_side_reader(repo, diff), config)
+    rules = run_rules(diff.units, new_side_reader(repo, diff), config, diff.history)
     run_dir.write("rules", rules)
 
     reviewed = diff.model_copy(update={"units": rules.units})
@@ -114,7 +115,7 @@ def finding_code(units: Iterable[ReviewUnit],
         for line in unit.hunk.added() if unit.hunk else ():
             key = (unit.file_path, line.new_lineno or 0)
             if key in wanted:
-                code[key] = line.text.rstrip("\r")
+                code[key] = clip_code(line.text.rstrip("\r"))
     return code
 
 

@@ -119,6 +119,20 @@ class ChangeRequest(Frozen):
     base: str | None = None
     head: str | None = None
     include_untracked: bool = False
+    # Compare with the empty tree: every commit up to head (pr: a branch's first push), or
+    # every tracked file (working: `pre-commit run --all-files` with nothing staged).
+    base_is_root: bool = False
+    # Also check each commit of a pr range for secrets a later commit removed again.
+    check_history: bool = False
+
+
+class HistoryLine(Frozen):
+    """A line added by one commit of the range and no longer in the change's result."""
+
+    commit: str
+    file_path: str
+    line: int
+    text: str
 
 
 class DiffResult(Frozen):
@@ -132,6 +146,9 @@ class DiffResult(Frozen):
     head_rev: str | None = None
     base_branch: str | None = None
     units: tuple[ReviewUnit, ...] = ()
+    history: tuple[HistoryLine, ...] = ()
+    # What the run should know about how the change was read (limits hit, fallbacks).
+    notes: tuple[str, ...] = ()
 
 
 class Finding(Frozen):
@@ -148,6 +165,16 @@ class Finding(Frozen):
     suggestion: str = ""
     source: FindingSource = "rule"
     unit_id: str | None = None
+
+
+class RuleMeta(Frozen):
+    """What a reporter may say about a rule (reporters never import the rules)."""
+
+    id: str
+    title: str
+    severity: Severity
+    category: Category
+    rationale: str
 
 
 class RulesResult(Frozen):

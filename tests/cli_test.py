@@ -85,7 +85,8 @@ def test_bad_config_exits_2(repo: GitFixture, capsys: pytest.CaptureFixture[str]
     repo.write(".reviewbot.toml", 'fail_level = "fatal"\n')
     code, _, err = run_cli(repo, capsys)
     assert code == 2
-    assert "fail_level must be one of error, warning, info" in err
+    assert err == (f"reviewbot: error: {repo.root / '.reviewbot.toml'}: fail_level: Input "
+                   "should be 'error', 'warning' or 'info' (got 'fatal').\n")
 
 
 def test_bad_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -129,17 +130,71 @@ def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> Non
 
 def test_list_rules_names_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     from reviewbot.rules import RULES
-    assert main(["--list-rules"]) == 0
+    assert main(["rules"]) == 0
     out = capsys.readouterr().out
     assert all(rule_id in out for rule_id in RULES)
 
 
 def test_closed_pipe_is_not_a_crash() -> None:
-    """`reviewbot --list-rules | head -0`: the reader is gone before anything is written."""
-    writer = subprocess.Popen([sys.executable, "-m", "reviewbot", "--list-rules"],
+    """`reviewbot rules | head -0`: the reader is gone before anything is written."""
+    writer = subprocess.Popen([sys.executable, "-m", "reviewbot", "rules"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert writer.stdout is not None and writer.stderr is not None
     writer.stdout.close()  # the interpreter takes far longer to start than this
     stderr = writer.stderr.read().decode()
     assert writer.wait() == 0
     assert "internal error" not in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--mode", "staged", "--base", "main"], "--base is for --mode pr"),
+    (["--base", "main"], "it does nothing with --mode staged"),
+    (["--mode", "working", "--head", "x"], "--head is for --mode pr"),
+    (["--mode", "pr", "--base", "main", "--include-untracked"],
+     "--include-untracked is for --mode working"),
+    (["--pre-push", "--base", "main"], "--pre-push takes the pushed range from pre-commit"),
+])
+def test_flags_that_do_not_fit_the_mode_are_refused(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], args: list[str],
+        message: str) -> None:
+    repo.commit()
+    code, _, err = run_cli(repo, capsys, *args)
+    assert code == 2 and message in err
+
+
+def test_help_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(f"  {name}" in out for name in ("review", "explain", "rules"))
+
+
+def test_unwritable_output_dir_names_its_origin(repo: GitFixture, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (repo.root / "blocked").write_text("a file, not a folder\n")
+    repo.write(".reviewbot.toml", 'output_dir = "blocked/runs"\n')
+    repo.write("app.py", "a = 1\n")
+    repo.stage()
+    code, _, err = run_cli(repo, capsys)
+    assert code == 2
+    assert f"(from output_dir in {repo.root / '.reviewbot.toml'})" in err
+    assert "change output_dir in" in err and "or pass a writable folder with --output-dir" in err
+
+
+def test_pr_mode_reads_the_config_at_the_base(repo: GitFixture,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A change cannot switch off the rule that catches it."""
+    repo.write("README.md", "# x\n")
+    base = repo.commit("base")
+    repo.git("checkout", "-q", "-b", "sneaky")
+    repo.write(".reviewbot.toml", '[rules]\n"python.shell-injection" = "off"\n')
+    repo.write("run.py", 'import os\nos.system("ls " + path)\n')
+    repo.commit("turn the rule off and add a shell call")
+    code, out, _ = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--format", "json")
+    assert code == 1
+    assert [f["rule_id"] for f in json.loads(out)["findings"]] == ["python.shell-injection"]
+    # Staged mode reads the work tree's config: the user's own repository.
+    repo.write("more.py", 'import os\nos.system("ls " + path)\n')
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--format", "json")
+    assert code == 0 and json.loads(out)["findings"] == []

@@ -37,17 +37,7 @@ def test_explain_without_runs_says_what_to_do(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(str(tmp_path))
     assert main(["explain"]) == 2
-    assert "no runs in .reviewbot/runs; run reviewbot first" in capsys.readouterr().err
-
-
-def test_pre_push_flag_outside_pre_commit_is_a_usage_error(
-        repo: GitFixture, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    repo.commit()
-    for name in ("PRE_COMMIT_TO_REF", "PRE_COMMIT_ORIGIN", "PRE_COMMIT_FROM_REF"):
-        monkeypatch.delenv(name, raising=False)
-    assert main(["--repo", str(repo.root), "--pre-push"]) == 2
-    assert "run it as pre-commit's reviewbot-push hook" in capsys.readouterr().err
+    assert "no finished runs in .reviewbot/runs; run reviewbot first" in capsys.readouterr().err
 
 
 def test_explain_finds_runs_in_the_configured_output_dir(
@@ -62,3 +52,23 @@ def test_explain_finds_runs_in_the_configured_output_dir(
     capsys.readouterr()
     assert main(["explain"]) == 0
     assert f"artifacts in {repo.root / 'build' / 'review-runs'}" in capsys.readouterr().out
+
+
+def test_explain_of_a_missing_folder_says_so(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: object) -> None:
+    assert main(["explain", "/nonexistent/run"]) == 2
+    assert "/nonexistent/run is not a folder" in capsys.readouterr().err
+
+
+def test_explain_skips_a_crashed_run(repo: GitFixture, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("app.py", "x = 1\n")
+    repo.stage()
+    assert main(["--repo", str(repo.root), "--quiet"]) == 0
+    runs = repo.root / ".reviewbot" / "runs"
+    finished = next(p for p in runs.iterdir() if p.is_dir())
+    (runs / "99991231T235959Z-crashed").mkdir()  # newer, and empty
+    monkeypatch.chdir(repo.root)
+    capsys.readouterr()
+    assert main(["explain"]) == 0
+    assert f"artifacts in {finished}" in capsys.readouterr().out

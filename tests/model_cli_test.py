@@ -108,3 +108,16 @@ def test_offline_flag_never_calls_the_model(staged: GitFixture, fake_openai: Fak
     out, _ = capsys.readouterr()
     assert fake_openai.received == []
     assert not (run_dir_of(out) / "step9_model_calls.json").exists()
+
+
+def test_a_refused_request_without_a_key_says_which_variable(
+        staged: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.reply_status(401, message="Incorrect API key provided")
+    main(["--repo", str(staged.root)])
+    err = capsys.readouterr().err
+    assert "no API key was sent (OPENAI_API_KEY is not set)" in err
+    assert "authorization" not in fake_openai.received[0].headers or \
+        fake_openai.received[0].headers["authorization"] == "Bearer not-needed"

@@ -7,13 +7,11 @@ import socket
 import pytest
 from pydantic import BaseModel
 
-from reviewbot.config import Config
 from reviewbot.model import (
     ModelSettings,
     ModelUnavailable,
     OpenAITransport,
     StructuredCaller,
-    model_settings,
 )
 from tests.fake_openai import FakeOpenAI
 
@@ -166,18 +164,6 @@ def test_call_cap(fake_openai: FakeOpenAI) -> None:
         ask(caller)
     assert exc.value.reason == "call_cap"
     assert len(fake_openai.received) == 1
-
-
-def test_settings_from_environment_and_config() -> None:
-    assert model_settings(Config(), {}) is None
-    env = {"REVIEWBOT_MODEL": "qwen2.5-coder", "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1"}
-    settings = model_settings(Config(fallback_models=("small",), timeout_s=9), env)
-    assert settings is not None
-    assert (settings.model, settings.base_url, settings.api_key, settings.fallback_models,
-            settings.timeout_s) == ("qwen2.5-coder", "http://127.0.0.1:11434/v1", None,
-                                    ("small",), 9)
-    with_key = model_settings(Config(model="gpt-4o-mini"), {"OPENAI_API_KEY": KEY})
-    assert with_key is not None and KEY not in repr(with_key)
 
 
 def test_server_without_json_schema_support_steps_down_and_remembers(

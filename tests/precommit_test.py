@@ -118,3 +118,86 @@ def test_pre_push_hook_reviews_the_pushed_range(project: GitFixture) -> None:
 
     assert result.returncode == 1, result.stdout + result.stderr
     assert "python.shell-injection" in result.stdout
+
+
+AWS_KEY = "AKIAZ3MSJV4WWNKWW5FG"  # a made-up key in the AWS format
+
+
+@pytest.fixture
+def remote(project: GitFixture, tmp_path: Path) -> Path:
+    """An empty bare repository as `origin`."""
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    project.git("remote", "add", "origin", str(bare))
+    return bare
+
+
+def _push(project: GitFixture, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "push", "-q", *args], cwd=project.root, capture_output=True,
+                          text=True, check=False)
+
+
+def _commit_unverified(project: GitFixture, path: str, content: str | None, message: str) -> None:
+    if content is None:
+        (project.root / path).unlink()
+    else:
+        project.write(path, content)
+    project.git("add", "-A")
+    project.git("commit", "-q", "--no-verify", "-m", message)
+
+
+def test_first_push_of_a_new_repository_is_reviewed_not_refused(
+        project: GitFixture, remote: Path) -> None:
+    result = _push(project, "-u", "origin", "main")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert project.git("--git-dir", str(remote), "rev-parse", "main").strip() == \
+        project.git("rev-parse", "HEAD").strip()
+
+
+def test_first_push_with_a_problem_is_blocked(project: GitFixture, remote: Path) -> None:
+    _commit_unverified(project, "app/run.py", BAD, "bad")
+    result = _push(project, "-u", "origin", "main")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "python.shell-injection" in output and "first push" in output
+
+
+def test_normal_push_new_branch_and_deleted_branch(project: GitFixture, remote: Path) -> None:
+    assert _push(project, "-u", "origin", "main").returncode == 0
+    _commit_unverified(project, "app/shapes.py", GOOD, "good")
+    assert _push(project, "origin", "main").returncode == 0
+
+    project.git("checkout", "-q", "-b", "feature")
+    _commit_unverified(project, "app/run.py", BAD, "bad on a branch")
+    blocked = _push(project, "-u", "origin", "feature")
+    assert blocked.returncode != 0 and "python.shell-injection" in blocked.stdout + blocked.stderr
+    _commit_unverified(project, "app/run.py", GOOD, "fixed")
+    assert _push(project, "-u", "origin", "feature").returncode == 0
+
+    deleted = _push(project, "origin", "--delete", "feature")
+    assert deleted.returncode == 0, deleted.stdout + deleted.stderr
+
+
+def test_a_secret_added_and_removed_within_one_push_is_blocked(
+        project: GitFixture, remote: Path) -> None:
+    assert _push(project, "-u", "origin", "main").returncode == 0
+    _commit_unverified(project, "deploy.py", f'KEY = "{AWS_KEY}"\n', "add key")
+    _commit_unverified(project, "deploy.py", 'import os\nKEY = os.environ["KEY"]\n', "oops")
+
+    result = _push(project, "origin", "main")
+
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "secrets.in-history" in output and "A later commit removes it" in output
+    assert AWS_KEY not in output
+
+
+def test_all_files_run_with_nothing_staged_reviews_the_tracked_files(
+        project: GitFixture) -> None:
+    _commit_unverified(project, "app/run.py", BAD, "bad")
+    result = subprocess.run([PRE_COMMIT, "run", "--all-files", "reviewbot"], cwd=project.root,
+                            capture_output=True, text=True, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "python.shell-injection" in output
+    assert "reviewing every tracked file" in output

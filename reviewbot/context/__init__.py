@@ -55,13 +55,13 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
     kept = [item for item in fused.plan if not item.skip_review and item.unit_id in by_id]
     # The run's budget goes to the riskiest units first.
     order = sorted(kept, key=lambda i: _PRIORITY[by_id[i.unit_id].agent_decision.priority])
-    remaining = config.context_run_tokens
+    remaining = config.limits.context_run_tokens
     built: dict[str, BundleItem] = {}
     hidden = tuple(sorted(set(secrets), key=len, reverse=True))
     for plan_item in order:
         unit = by_id[plan_item.unit_id]
         own = [f for f in findings if f.unit_id == unit.unit_id]
-        item = build_item(unit, plan_item, own, source, min(config.context_unit_tokens,
+        item = build_item(unit, plan_item, own, source, min(config.limits.context_unit_tokens,
                                                             max(remaining, 0)), hidden)
         remaining -= item.tokens
         built[unit.unit_id] = item
@@ -69,8 +69,8 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
     return ContextBundle(items=items, stats=BundleStats(
         units=len(items), skipped=len(fused.plan) - len(kept),
         full_context_units=sum(1 for i in items if i.complete),
-        tokens=sum(i.tokens for i in items), unit_budget=config.context_unit_tokens,
-        run_budget=config.context_run_tokens))
+        tokens=sum(i.tokens for i in items), unit_budget=config.limits.context_unit_tokens,
+        run_budget=config.limits.context_run_tokens))
 
 
 def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],

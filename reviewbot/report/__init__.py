@@ -7,26 +7,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from reviewbot.schema import Finding, RunReport
+from reviewbot.schema import Finding, RuleMeta, RunReport
+
+# Quoted code stays short whatever the file (a minified line can be megabytes).
+MAX_QUOTED_LINES = 10
+MAX_QUOTED_CHARS = 200
 
 
 @dataclass(frozen=True)
 class ReportInput:
-    """What a reporter renders: the run's report, where its artifacts are, and the
-    new-side code of each finding's lines (empty for secrets, which are never echoed)."""
+    """What a reporter renders: the run's report, where its artifacts are, the rules'
+    descriptions, and the new-side code of each finding's lines (never a secret's line)."""
 
     report: RunReport
     run_dir: Path | None = None
     code: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    rules: Mapping[str, RuleMeta] = field(default_factory=dict)
     verbose: bool = False
     quiet: bool = False
     # Colour for the text format; the CLI decides (a terminal, and no NO_COLOR).
     color: bool = False
 
     def code_of(self, finding: Finding) -> list[str]:
-        return [self.code[(finding.file_path, n)]
-                for n in range(finding.start_line, finding.end_line + 1)
+        last = min(finding.end_line, finding.start_line + MAX_QUOTED_LINES - 1)
+        return [clip_code(self.code[(finding.file_path, n)])
+                for n in range(finding.start_line, last + 1)
                 if (finding.file_path, n) in self.code]
+
+
+def clip_code(line: str) -> str:
+    if len(line) <= MAX_QUOTED_CHARS:
+        return line
+    return f"{line[:MAX_QUOTED_CHARS]}… ({len(line) - MAX_QUOTED_CHARS:,} more characters)"
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {
+    ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r", 0x7f: "\\x7f"}
+
+
+def display_path(path: str) -> str:
+    """A path on one line: control characters (a newline in a file name) as escapes."""
+    return path.translate(_CONTROL)
 
 
 class Reporter(Protocol):

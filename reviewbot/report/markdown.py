@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from itertools import groupby
 
-from reviewbot.report import ReportInput
+from reviewbot.report import ReportInput, display_path
 from reviewbot.schema import Finding
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
@@ -27,7 +28,7 @@ class MarkdownReporter:
         if not report.findings:
             return "\n".join([*lines, "", "No findings."])
         for path, findings in groupby(report.findings, key=lambda f: f.file_path):
-            lines += ["", f"### `{path}`", ""]
+            lines += ["", f"### {inline_code(display_path(path))}", ""]
             lines += [_item(data, f) for f in findings]
         return "\n".join(lines)
 
@@ -44,3 +45,10 @@ def _item(data: ReportInput, finding: Finding) -> str:
     if finding.suggestion:
         text += f"\n\n  Fix: {finding.suggestion}"
     return text
+
+
+def inline_code(text: str) -> str:
+    """`text` as Markdown inline code, whatever backticks it holds (CommonMark 6.1)."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -14,7 +14,7 @@ _SEVERITY: dict[Severity, str] = {"error": "ERROR", "warning": "WARNING", "info"
 class RdjsonReporter:
     def render(self, data: ReportInput) -> str:
         doc = {
-            "source": {"name": "reviewbot", "url": "https://pypi.org/project/reviewbot/"},
+            "source": {"name": "reviewbot"},
             "diagnostics": [_diagnostic(f) for f in data.report.findings],
         }
         return json.dumps(doc, indent=2, ensure_ascii=False)

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from reviewbot import __version__
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
-from reviewbot.schema import Finding, Severity
+from reviewbot.schema import Finding, RuleMeta, Severity
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
@@ -17,18 +17,15 @@ _LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": 
 
 class SarifReporter:
     def render(self, data: ReportInput) -> str:
-        from reviewbot.rules import RULES
-
         rule_ids = sorted({f.rule_id for f in data.report.findings})
-        rules = [_rule(rule_id, RULES.get(rule_id)) for rule_id in rule_ids]
+        rules = [_rule(rule_id, data.rules.get(rule_id)) for rule_id in rule_ids]
         results = [_result(data, f, rule_ids.index(f.rule_id)) for f in data.report.findings]
         doc = {
             "$schema": SARIF_SCHEMA,
             "version": "2.1.0",
             "runs": [{
                 "tool": {"driver": {
-                    "name": "reviewbot", "version": __version__,
-                    "informationUri": "https://pypi.org/project/reviewbot/", "rules": rules,
+                    "name": "reviewbot", "version": __version__, "rules": rules,
                 }},
                 "automationDetails": {"id": f"reviewbot/{data.report.run_id}"},
                 "columnKind": "unicodeCodePoints",
@@ -38,7 +35,7 @@ class SarifReporter:
         return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
-def _rule(rule_id: str, rule: Any) -> dict[str, Any]:
+def _rule(rule_id: str, rule: RuleMeta | None) -> dict[str, Any]:
     if rule is None:  # a model finding's id has no rule behind it
         return {"id": rule_id, "name": rule_id, "shortDescription": {"text": rule_id}}
     return {

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from reviewbot.report import ReportInput
+from reviewbot.report import ReportInput, display_path
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -37,7 +37,7 @@ class TextReporter:
                 console.print(_unit_line(unit))
             console.print()
         for path, findings in groupby(report.findings, key=lambda f: f.file_path):
-            console.print(Text(path, style="bold underline"))
+            console.print(Text(display_path(path), style="bold underline"))
             for finding in findings:
                 _print_finding(console, data, finding)
             console.print()

@@ -21,13 +21,27 @@ from reviewbot.rules.base import (
     suppressed,
 )
 from reviewbot.rules.tagging import apply, assess, has_generated_banner
-from reviewbot.schema import SEVERITY_RANK, Finding, ReviewUnit, RulesResult, Severity
+from reviewbot.schema import (
+    SEVERITY_RANK,
+    Finding,
+    HistoryLine,
+    ReviewUnit,
+    RuleMeta,
+    RulesResult,
+    Severity,
+)
 
 _ALL: tuple[Rule, ...] = (
     *secrets.RULES, *python_ast.RULES, *patterns.RULES, *workflows.RULES, *hygiene.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
+
+def rule_metadata() -> dict[str, RuleMeta]:
+    return {rule.id: RuleMeta(id=rule.id, title=rule.title, severity=rule.severity,
+                              category=rule.category, rationale=rule.rationale)
+            for rule in RULES.values()}
+
 
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
 
@@ -40,8 +54,10 @@ class _Anchored:
     unit_id: str
 
 
-def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config) -> RulesResult:
-    """Tag and rate every unit and collect the findings rules can make on added lines."""
+def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
+              history: Iterable[HistoryLine] = ()) -> RulesResult:
+    """Tag and rate every unit and collect the findings rules can make on added lines (and,
+    for a range of commits, on lines a commit added and a later one removed)."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     findings: list[Finding] = []
@@ -50,6 +66,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config) ->
         findings += _check_file(change, config)
         if change.language == "python":
             docstrings[change.path] = docstring_lines(change.python_tree)
+    findings += _history_findings(history, config)
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     by_unit: dict[str, list[Finding]] = {}
     for finding in findings:
@@ -59,6 +76,16 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config) ->
         for u in kept)
     return RulesResult(units=rated, findings=tuple(findings),
                        ignored_units=len(all_units) - len(kept))
+
+
+def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:
+    setting = config.rule(secrets.HISTORY_RULE.id)
+    lines = [line for line in history if not matches_any(line.file_path, config.ignore)]
+    if not setting.enabled or not lines:
+        return []
+    found = secrets.HISTORY_RULE.check_history(lines)
+    return [f.model_copy(update={"severity": setting.severity}) if setting.severity else f
+            for f in found]
 
 
 def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[FileChange]:

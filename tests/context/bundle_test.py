@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.config import Config
+from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
 from reviewbot.context.sources import MAX_FILE_BYTES, RepoSource
 from reviewbot.diff import collect, new_side_reader
@@ -208,7 +208,7 @@ def test_run_budget_and_stats(staged_units: tuple[RepoSource, list[ReviewUnit]])
     source, units = staged_units
     plan = FusedPlan(plan=tuple(plan_item(u, "full_file") for u in units))
     roomy = build_bundle(plan, units, [], source, Config())
-    tight = build_bundle(plan, units, [], source, Config(context_run_tokens=200))
+    tight = build_bundle(plan, units, [], source, Config(limits=Limits(context_run_tokens=200)))
     assert (roomy.stats.units, roomy.stats.full_context_units) == (2, 2)
     assert tight.stats.full_context_units < 2 and tight.stats.tokens <= roomy.stats.tokens
 

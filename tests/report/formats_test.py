@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -10,6 +11,7 @@ import pytest
 
 from reviewbot.pipeline import finding_code
 from reviewbot.report import FORMATS, ReportInput, render
+from reviewbot.rules import rule_metadata
 from reviewbot.schema import Finding, IndexUnit, LineNumbers, Metrics, RunReport, RunStats
 from tests.conftest import assert_golden
 
@@ -45,7 +47,7 @@ REPORT = RunReport(
 CODE = {("app/deploy.py", 6): '    subprocess.run(f"ssh {host}", shell=True)',
         ("web/my app.js", 2): "console.log(state);"}
 DATA = ReportInput(report=REPORT, run_dir=Path(".reviewbot/runs/20260101T000000Z-abcdef"),
-                   code=CODE)
+                   code=CODE, rules=rule_metadata())
 SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "rdjson": "rdjson"}
 
 
@@ -54,64 +56,33 @@ def test_golden(name: str) -> None:
     assert_golden(HERE / "golden" / f"report.{SUFFIX[name]}", render(name, DATA))
 
 
-# The SARIF 2.1.0 properties a consumer relies on, written from the OASIS specification
-# (sections 3.13 sarifLog, 3.14 run, 3.18 tool, 3.19 toolComponent, 3.49 reportingDescriptor,
-# 3.27 result, 3.11 message, 3.28 location, 3.29 physicalLocation, 3.4 artifactLocation,
-# 3.30 region). The full official schema is not shipped by any package this machine reaches.
-_MESSAGE = {"type": "object", "anyOf": [{"required": ["text"]}, {"required": ["id"]}],
-            "properties": {"text": {"type": "string"}}}
-SARIF_SUBSET = {
-    "type": "object",
-    "required": ["version", "runs"],
-    "properties": {
-        "version": {"const": "2.1.0"},
-        "$schema": {"type": "string", "format": "uri"},
-        "runs": {"type": "array", "items": {
-            "type": "object", "required": ["tool"],
-            "properties": {
-                "tool": {"type": "object", "required": ["driver"], "properties": {
-                    "driver": {"type": "object", "required": ["name"], "properties": {
-                        "name": {"type": "string"},
-                        "rules": {"type": "array", "items": {
-                            "type": "object", "required": ["id"], "properties": {
-                                "id": {"type": "string"},
-                                "shortDescription": _MESSAGE, "fullDescription": _MESSAGE,
-                                "help": _MESSAGE,
-                                "defaultConfiguration": {"type": "object", "properties": {
-                                    "level": {"enum": ["none", "note", "warning", "error"]}}},
-                            }}},
-                    }}}},
-                "results": {"type": "array", "items": {
-                    "type": "object", "required": ["message"], "properties": {
-                        "ruleId": {"type": "string"},
-                        "ruleIndex": {"type": "integer", "minimum": -1},
-                        "level": {"enum": ["none", "note", "warning", "error"]},
-                        "message": _MESSAGE,
-                        "partialFingerprints": {"type": "object",
-                                                "additionalProperties": {"type": "string"}},
-                        "locations": {"type": "array", "items": {"type": "object", "properties": {
-                            "physicalLocation": {
-                                "type": "object", "required": ["artifactLocation"],
-                                "properties": {
-                                    "artifactLocation": {"type": "object", "properties": {
-                                        "uri": {"type": "string", "format": "uri-reference"},
-                                        "uriBaseId": {"type": "string"}}},
-                                    "region": {"type": "object", "required": ["startLine"],
-                                               "properties": {
-                                                   "startLine": {"type": "integer",
-                                                                 "minimum": 1},
-                                                   "endLine": {"type": "integer",
-                                                               "minimum": 1}}},
-                                }}}}},
-                    }}},
-            }}},
-    },
-}
+# The official SARIF 2.1.0 schema, as the npm package @microsoft/jest-sarif ships it
+# (lib/schemas/sarif-2.1.0-rtm.5.json), kept here so the tests need no network.
+SARIF_SCHEMA = json.loads((HERE / "schemas" / "sarif-2.1.0-rtm.5.json").read_text())
+# reviewdog's own validator for rdjson (npm @umbrelladocs/rdformat-validator), which
+# .ci/run installs into .ci/node.
+RDFORMAT_VALIDATOR = HERE.parents[1] / ".ci" / "node" / "node_modules" / ".bin" / \
+    "rdformat-validator"
+
+
+def validate_sarif(doc: object) -> None:
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)
+
+
+def validate_rdjson(text: str, tmp_path: Path) -> None:
+    if not RDFORMAT_VALIDATOR.exists():
+        pytest.skip("rdformat-validator is not installed: run `npm install --prefix .ci/node "
+                    "@umbrelladocs/rdformat-validator@1.0.1` (bash .ci/run does)")
+    target = tmp_path / "out.rdjson"
+    target.write_text(text, encoding="utf-8")
+    result = subprocess.run([str(RDFORMAT_VALIDATOR), "--strict", "--no-extra-fields",
+                             str(target)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_sarif_is_valid_and_complete() -> None:
     doc = json.loads(render("sarif", DATA))
-    jsonschema.validate(doc, SARIF_SUBSET)
+    validate_sarif(doc)
     run = doc["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     for result in run["results"]:
@@ -134,7 +105,8 @@ def test_sarif_fingerprint_survives_a_line_shift() -> None:
     assert fingerprint_of(6) == fingerprint_of(40)
 
 
-def test_rdjson_matches_reviewdogs_diagnostic_result() -> None:
+def test_rdjson_matches_reviewdogs_diagnostic_result(tmp_path: Path) -> None:
+    validate_rdjson(render("rdjson", DATA), tmp_path)
     doc = json.loads(render("rdjson", DATA))
     assert doc["source"]["name"] == "reviewbot"
     for diagnostic in doc["diagnostics"]:
@@ -178,3 +150,24 @@ def test_text_quiet_and_verbose() -> None:
     assert "findings:" not in quiet and "python.shell-injection" in quiet
     verbose = render("text", ReportInput(report=REPORT, code=CODE, verbose=True))
     assert "web/my app.js L1-L9  modify python +4 -0" in verbose
+
+
+def test_a_newline_in_a_file_name_stays_on_its_heading_line() -> None:
+    odd = FINDINGS[2].model_copy(update={"file_path": "web/a\n## forged heading.js"})
+    data = ReportInput(report=REPORT.model_copy(update={"findings": (odd,)}))
+    markdown = render("markdown", data)
+    assert "### `web/a\\n## forged heading.js`" in markdown
+    assert "\n## forged" not in markdown
+    assert "web/a\\n## forged heading.js" in render("text", data)
+
+
+def test_quoted_code_is_clipped_in_every_format(tmp_path: Path) -> None:
+    huge = "var a=" + "1," * 2_500_000 + "eval(x);"
+    finding = FINDINGS[1].model_copy(update={"file_path": "web/app.min.js", "start_line": 1,
+                                             "end_line": 1})
+    data = ReportInput(report=REPORT.model_copy(update={"findings": (finding,)}),
+                       code={("web/app.min.js", 1): huge}, rules=rule_metadata())
+    for name in FORMATS:
+        assert len(render(name, data)) < 20_000, name
+    assert "more characters)" in render("text", data)
+    validate_sarif(json.loads(render("sarif", data)))

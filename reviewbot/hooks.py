@@ -1,0 +1,54 @@
+"""What to review when pre-commit runs reviewbot: the pushed range, or what `--all-files` means.
+
+pre-commit exports the pushed range as PRE_COMMIT_FROM_REF/PRE_COMMIT_TO_REF only when the
+remote already has an ancestor of it. On the first push of a repository (the range starts at
+the root commit) it sets only PRE_COMMIT_LOCAL_BRANCH, and `pre-commit run --all-files` (or
+`--hook-stage pre-push` by hand) sets neither. A hook must not fail for a reason the user
+cannot act on, and must not pass silently having read nothing, so each case gets a review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from reviewbot.git import GitRepo
+from reviewbot.schema import ChangeRequest
+
+
+@dataclass(frozen=True)
+class HookRequest:
+    request: ChangeRequest
+    # One line for the user when the review is not what the hook usually does.
+    notice: str | None = None
+
+
+def pre_push_request(repo: GitRepo, env: Mapping[str, str]) -> HookRequest:
+    """The pushed commits, each of them checked for secrets as well as the net change."""
+    to_ref = env.get("PRE_COMMIT_TO_REF") or env.get("PRE_COMMIT_ORIGIN")
+    from_ref = env.get("PRE_COMMIT_FROM_REF") or env.get("PRE_COMMIT_SOURCE")
+    if to_ref and from_ref:
+        return HookRequest(ChangeRequest(mode="pr", base=from_ref, head=to_ref,
+                                         check_history=True))
+    local = env.get("PRE_COMMIT_LOCAL_BRANCH")
+    if local and repo.rev_parse(local):
+        return HookRequest(
+            ChangeRequest(mode="pr", head=local, base_is_root=True, check_history=True),
+            f"nothing on the remote to compare {_short(local)} with (a first push): "
+            "reviewing every pushed commit")
+    return all_files_request(repo, "no pushed range was given")
+
+
+def all_files_request(repo: GitRepo, why: str) -> HookRequest:
+    """The branch against its upstream or the remote's default branch; with neither (or
+    nothing ahead of it), every tracked file as the working tree has it."""
+    base = repo.upstream_or_default()
+    if base is not None and repo.head() and repo.count_commits(f"{base}..HEAD"):
+        return HookRequest(ChangeRequest(mode="pr", base=base, head="HEAD", check_history=True),
+                           f"{why}: reviewing this branch against {base}")
+    return HookRequest(ChangeRequest(mode="working", base_is_root=True),
+                       f"{why}, and no branch to compare with: reviewing every tracked file")
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix("refs/heads/")

@@ -1,0 +1,156 @@
+"""The one redaction pass: every text that leaves the process or is written to disk goes
+through `Redactor.text` (prompts, context bundles, artifacts, logs, the terminal, comments).
+
+It finds secrets itself rather than trusting a list of values found elsewhere:
+- well-known token formats, whole (`ghp_...`, `github_pat_...`, `sk-proj-...`, `AKIA...`);
+- private-key blocks, header to footer (or to the end of the text when the footer is cut);
+- credentials in URLs (`https://user:password@host`);
+- `KEY=value`, `key: value`, `"key": "value"` for password-, secret-, token- and key-like
+  names, quoted or not, in dotenv, ini, YAML, TOML, shell and code;
+- and any exact value it is told about (what the secrets rule found on the change).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MASK = "[REDACTED]"
+
+
+@dataclass(frozen=True)
+class TokenFormat:
+    kind: str
+    pattern: re.Pattern[str]
+    # The public part of the format, safe to show in a preview (e.g. "ghp_").
+    prefix: str
+
+
+def _token(kind: str, pattern: str, prefix: str) -> TokenFormat:
+    return TokenFormat(kind, re.compile(pattern), prefix)
+
+
+# Formats whose shape alone says "credential": a match is an error-level finding.
+TOKEN_FORMATS: tuple[TokenFormat, ...] = (
+    _token("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}", "github_pat_"),
+    _token("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", "gh"),
+    _token("OpenAI API key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}", "sk-"),
+    _token("OpenAI API key", r"\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b", "sk-"),
+    _token("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", "sk-ant-"),
+    _token("AWS access key ID", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", "AKIA"),
+    _token("Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b", "AIza"),
+    _token("GitLab token", r"\bglpat-[0-9A-Za-z_-]{20,}", "glpat-"),
+    _token("Slack token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}", "xox"),
+    _token("Stripe key", r"\b[rs]k_live_[0-9A-Za-z]{16,}\b", "sk_live_"),
+    _token("npm token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm_"),
+    _token("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", "pypi-"),
+    _token("Hugging Face token", r"\bhf_[A-Za-z0-9]{34,}\b", "hf_"),
+    _token("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+           "eyJ"),
+)
+
+PRIVATE_KEY = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
+URL_CREDENTIALS = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)(?P<value>[^@/\s]{3,})@",
+                             re.IGNORECASE)
+
+_NAME = (r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|"
+         r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key|"
+         r"signing[_-]?key|encryption[_-]?key)[A-Za-z0-9_.-]*")
+# `name = "value"`, `name: 'value'`, `"name": "value"`, `name => "value"`.
+QUOTED_ASSIGNMENT = re.compile(
+    rf"""(?P<head>["']?\b{_NAME}["']?\s*(?:=|:|=>|:=)\s*(?P<q>["'`]))(?P<value>[^"'`\n]{{4,}})(?P=q)""",
+    re.IGNORECASE)
+# `NAME=value`, `name: value` with the value unquoted: a literal in dotenv, ini, YAML and
+# shell; in code it is usually a reference (`token = self.token`), which is left alone.
+BARE_ASSIGNMENT = re.compile(
+    rf"""(?P<head>(?:^|[\s;])(?:export\s+)?{_NAME}\s*(?:=|:)[ \t]*)(?P<value>[^\s"'`#;,]{{4,}})""",
+    re.IGNORECASE | re.MULTILINE)
+_REFERENCE = re.compile(r"^[$%{<(\[]|^(?:true|false|null|none|yes|no|on|off)$|^[A-Za-z_]"
+                        r"[\w]*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}]|^\*+$|REDACTED", re.IGNORECASE)
+_LITERAL_LANGUAGES = frozenset({"ini", "yaml", "toml", "shell", "dockerfile", "text", "make",
+                                "dotenv", "properties"})
+
+
+def bare_values_are_literal(path_or_language: str) -> bool:
+    """Whether `key=value` with an unquoted value is a literal there (dotenv, ini, YAML)."""
+    name = path_or_language.lower().rsplit("/", 1)[-1]
+    return (name in _LITERAL_LANGUAGES or name.startswith(".env") or name.endswith(
+        (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml", ".sh")))
+
+
+@dataclass(frozen=True)
+class Found:
+    start: int
+    end: int
+    kind: str
+
+
+def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
+    """Every secret-shaped span in the text, by the rules above (overlaps allowed)."""
+    found: list[Found] = []
+    for token in TOKEN_FORMATS:
+        found += [Found(m.start(), m.end(), token.kind) for m in token.pattern.finditer(text)]
+    found += [Found(m.start(), m.end(), "private key") for m in PRIVATE_KEY.finditer(text)]
+    found += [Found(m.start("value"), m.end("value"), "password in a URL")
+              for m in URL_CREDENTIALS.finditer(text)]
+    for match in QUOTED_ASSIGNMENT.finditer(text):
+        if not _REFERENCE.search(match.group("value")):
+            found.append(Found(match.start("value"), match.end("value"), "credential"))
+    if literal_bare_values:
+        for match in BARE_ASSIGNMENT.finditer(text):
+            if not _REFERENCE.search(match.group("value")):
+                found.append(Found(match.start("value"), match.end("value"), "credential"))
+    return found
+
+
+def known_token(value: str) -> TokenFormat | None:
+    """The well-known format a whole value has, if any."""
+    return next((t for t in TOKEN_FORMATS if t.pattern.fullmatch(value)), None)
+
+
+def preview(value: str) -> str:
+    """What a finding may show of a secret: only a public, well-known prefix."""
+    token = next((t for t in TOKEN_FORMATS if t.pattern.search(value)), None)
+    shown = token.prefix if token and value.startswith(token.prefix) else ""
+    return f"{shown}{'*' * 8}"
+
+
+class Redactor:
+    """Masks secrets in text. `extra` are exact values known to be secret (kept in memory)."""
+
+    def __init__(self, extra: Iterable[str] = ()) -> None:
+        values = {v for v in extra if len(v) >= 4}
+        self._extra = tuple(sorted(values, key=len, reverse=True))
+        self._extra_pattern = (re.compile("|".join(re.escape(v) for v in self._extra))
+                               if self._extra else None)
+
+    def with_values(self, extra: Iterable[str]) -> Redactor:
+        return Redactor((*self._extra, *extra))
+
+    def text(self, text: str, literal_bare_values: bool = True) -> str:
+        """The text with every secret replaced by [REDACTED]."""
+        if not text:
+            return text
+        if self._extra_pattern is not None:
+            text = self._extra_pattern.sub(MASK, text)
+        spans = _merged(find_secrets(text, literal_bare_values))
+        for start, end in reversed(spans):
+            text = text[:start] + MASK + text[end:]
+        return text
+
+    def for_path(self, text: str, path: str) -> str:
+        return self.text(text, bare_values_are_literal(path))
+
+
+def _merged(found: list[Found]) -> list[tuple[int, int]]:
+    spans = sorted((f.start, f.end) for f in found)
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
