@@ -1,4 +1,4 @@
-"""Step 1: the change, as one ReviewUnit per hunk (DESIGN.md, seed 004 section 1).
+"""Step 1: the change, as one ReviewUnit per hunk (docs/ARCHITECTURE.md, seed 004 section 1).
 
 `collect` asks git for the raw diff of a mode; `parse_units` is a pure function from
 diff bytes to units, so it can be tested and replayed without a repository.

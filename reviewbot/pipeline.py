@@ -1,4 +1,4 @@
-"""The stages of DESIGN.md run in order, each one's output written as an artifact."""
+"""The stages of docs/ARCHITECTURE.md run in order, each one's output written as an artifact."""
 
 from __future__ import annotations
 

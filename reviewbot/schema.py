@@ -1,4 +1,4 @@
-"""Typed data that crosses stage boundaries (DESIGN.md "Data contracts", seed 004).
+"""Typed data that crosses stage boundaries (docs/ARCHITECTURE.md "Data contracts", seed 004).
 
 Every stage artifact is the JSON serialisation of one of these models and loads
 back into it, so any stage can be replayed from the artifact of the one before.
@@ -77,7 +77,7 @@ class LineNumbers(Frozen):
 
 
 class ExtraRequest(Frozen):
-    """A request for more context (DESIGN.md lists the types the context stage runs)."""
+    """A request for more context (docs/ARCHITECTURE.md lists the types the context stage runs)."""
 
     type: str
     details: str | None = None
@@ -230,7 +230,7 @@ class ReviewIndex(Frozen):
 
 
 class PlannerRequest(Frozen):
-    """An extra request as the planner sees it: only its type (DESIGN.md)."""
+    """An extra request as the planner sees it: only its type (docs/ARCHITECTURE.md)."""
 
     type: str
 

@@ -1,4 +1,4 @@
-"""Every extra-request type of DESIGN.md, each a small function in one dispatch table.
+"""Every extra-request type of docs/ARCHITECTURE.md, each a small function in one dispatch table.
 
 A handler returns the bundle fields it fills; fusion has already given each request the
 `symbol` or `keyword` it needs.
