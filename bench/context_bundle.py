@@ -28,14 +28,14 @@ from corpus import fetch, git, unpack
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
 from reviewbot.context.budget import estimate_tokens
-from reviewbot.context.sources import RepoSource
-from reviewbot.diff import collect, new_side_reader
+from reviewbot.diff import collect
 from reviewbot.fusion import executable_request, fuse
 from reviewbot.git import open_repo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
 from reviewbot.rules import run_rules
 from reviewbot.schema import ChangeRequest, ExtraRequest, FusedPlan, RulesResult
+from reviewbot.source import RepoSource
 
 OLD, NEW = "4.2.10", "5.0"
 
@@ -63,7 +63,7 @@ def main() -> None:
                                    text=True, check=True).stdout.count("\n"))
         repo = open_repo(root)
         diff = collect(repo, ChangeRequest(mode="pr", base="HEAD~1"))
-        rules = run_rules(diff.units, new_side_reader(repo, diff), Config())
+        rules = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config())
         index = build_review_index(diff.model_copy(update={"units": rules.units}), "bench")
         fused = fuse(rules.units, plan(index, build_planner_index(index), None))
         languages = {u.unit_id: u.language for u in rules.units}

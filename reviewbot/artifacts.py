@@ -1,19 +1,27 @@
 """Stage artifacts: `<output-dir>/<run_id>/stepN_<name>.json`, one per stage that ran.
 
 Each artifact is the JSON of a typed model and loads back into it, so a run can be
-inspected afterwards and a stage replayed from the artifact of the one before.
+inspected afterwards and a stage replayed from the artifact of the one before. Every string
+in an artifact goes through the run's redaction pass first, files are owner-only (0600 in
+0700 folders), and only the newest `keep_runs` run folders are kept.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import secrets
-from dataclasses import dataclass
+import shutil
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from reviewbot.errors import ArtifactError, ConfigError
+from reviewbot.redaction import Redactor
 from reviewbot.schema import (
     ContextBundle,
     DiffResult,
@@ -38,6 +46,8 @@ STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "model_calls": (9, ModelCallLog),
     "report": (9, RunReport),
 }
+REPORT_FILE = "step9_report.json"
+RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
 
 _GITIGNORE = "# Written by reviewbot: run artifacts are local and never committed.\n*\n"
 
@@ -46,18 +56,44 @@ _GITIGNORE = "# Written by reviewbot: run artifacts are local and never committe
 class RunDir:
     run_id: str
     path: Path
+    redactor: Redactor = field(default_factory=Redactor, compare=False, repr=False)
+
+    def file(self, name: str) -> Path:
+        step, _ = STEPS[name]
+        return self.path / f"step{step}_{name}.json"
 
     def write(self, name: str, model: BaseModel) -> Path:
-        step, expected = STEPS[name]
+        _, expected = STEPS[name]
         if not isinstance(model, expected):
             raise TypeError(f"artifact {name} must be a {expected.__name__}")
-        target = self.path / f"step{step}_{name}.json"
-        target.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        data = redact_strings(model.model_dump(mode="json"), self.redactor)
+        target = self.file(name)
+        write_private(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return target
 
     def read(self, name: str) -> BaseModel:
-        step, _ = STEPS[name]
-        return load_artifact(self.path / f"step{step}_{name}.json", name)
+        return load_artifact(self.file(name), name)
+
+    def has(self, name: str) -> bool:
+        return self.file(name).is_file()
+
+
+def redact_strings(data: Any, redactor: Redactor) -> Any:
+    """Every string in a JSON structure through the redaction pass."""
+    if isinstance(data, str):
+        return redactor.text(data)
+    if isinstance(data, list):
+        return [redact_strings(item, redactor) for item in data]
+    if isinstance(data, dict):
+        return {key: redact_strings(value, redactor) for key, value in data.items()}
+    return data
+
+
+def write_private(target: Path, text: str) -> None:
+    """Write a file only its owner can read."""
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -65,24 +101,37 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default") -> RunDir:
-    """Make the run's folder, and a .gitignore that keeps the output dir out of git.
+def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
+                   redactor: Redactor | None = None, keep: int | None = None) -> RunDir:
+    """Make the run's folder (owner-only), a .gitignore that keeps the output dir out of
+    git, and prune the oldest runs beyond `keep`.
 
     `origin` names what chose the folder, so an error can say what to change."""
     try:
-        output_dir.mkdir(parents=True, exist_ok=True)
+        output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         ignore = output_dir / ".gitignore"
         if not ignore.exists():
             ignore.write_text(_GITIGNORE, encoding="utf-8")
         path = output_dir / run_id
-        path.mkdir()
+        path.mkdir(mode=0o700)
     except OSError as exc:
         fix = ("pass a writable folder with --output-dir" if origin == "--output-dir" else
                f"change {origin}, or pass a writable folder with --output-dir")
         raise ConfigError(
             f"cannot write run artifacts to {output_dir} (from {origin}): {exc.strerror}; "
             f"{fix}.") from exc
-    return RunDir(run_id=run_id, path=path)
+    if keep is not None:
+        prune_runs(output_dir, keep)
+    return RunDir(run_id=run_id, path=path, redactor=redactor or Redactor())
+
+
+def prune_runs(output_dir: Path, keep: int) -> list[Path]:
+    """Delete the oldest run folders so `keep` remain; only folders named like runs."""
+    runs = sorted(p for p in output_dir.iterdir() if p.is_dir() and RUN_ID.match(p.name))
+    doomed = runs[:-keep] if keep > 0 else runs
+    for folder in doomed:
+        shutil.rmtree(folder, ignore_errors=True)
+    return doomed
 
 
 def load_artifact(path: Path, name: str) -> BaseModel:

@@ -12,6 +12,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +27,9 @@ from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
 
 if TYPE_CHECKING:
-    from reviewbot.model import StructuredCaller
+    from reviewbot.events import Events
+    from reviewbot.model import ModelSession
+    from reviewbot.pipeline import ReviewOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS = ("review", "explain", "rules")
@@ -94,6 +97,13 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
+    parser.add_argument("--events", metavar="FILE", type=_events_target,
+                        help="write progress events as JSON lines to FILE (- for stdout, "
+                             "which then carries only events)")
+
+
+def _events_target(value: str) -> Path | str:
+    return value if value == "-" else Path(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,27 +133,56 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _review(args: argparse.Namespace) -> int:
     # Imported here so `reviewbot --help` stays instant.
-    from reviewbot.pipeline import fails, run_review
-    from reviewbot.progress import progress_display
-    from reviewbot.report import ReportInput, render
-    from reviewbot.rules import rule_metadata
+    from reviewbot.pipeline import run_review
 
     check_flags(args)
     repo = open_repo(args.repo)
-    request = _request(args, repo)
+    events = _events(args)
+    request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args), args, repo)
-    caller = None if args.offline else _model_caller(config)
-    with progress_display(enabled=not args.quiet) as progress:
+    session = None if args.offline else _session(config, events)
+    with _progress(events, args):
         outcome = run_review(repo, request, config,
-                             config.output_dir or runs_folder(repo.root, None),
-                             progress, caller, notify=_notice)
+                             config.output_dir or runs_folder(repo.root, None), events, session)
+    return _print_report(outcome, config, args)
+
+
+def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace) -> int:
+    from reviewbot.pipeline import fails
+    from reviewbot.report import ReportInput, render
+    from reviewbot.rules import rule_metadata
+
     data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
                        rules=rule_metadata(), verbose=args.verbose, quiet=args.quiet,
                        color=sys.stdout.isatty())
-    output = render(args.format, data)
-    if output:
-        print(output)
+    if args.events != "-":  # with events on stdout, the final_report event says where it is
+        output = render(args.format, data)
+        if output:
+            print(output)
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
+
+
+def _events(args: argparse.Namespace) -> Events:
+    """The run's emitter: notices on stderr, and `--events` as JSON lines if asked."""
+    from reviewbot.events import Events, jsonl_writer
+
+    events = Events()
+    events.subscribe(lambda event: _notice(event.message) if event.kind == "notice" else None)
+    if args.events == "-":
+        events.subscribe(jsonl_writer(sys.stdout))
+    elif args.events:
+        try:
+            handle = args.events.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--events {args.events}: {exc.strerror}.") from exc
+        events.subscribe(jsonl_writer(handle))
+    return events
+
+
+def _progress(events: Events, args: argparse.Namespace) -> AbstractContextManager[None]:
+    from reviewbot.progress import progress_display
+
+    return progress_display(events, enabled=not args.quiet)
 
 
 # flag -> the modes it belongs to, and what to say when it is given with another one.
@@ -168,7 +207,7 @@ def check_flags(args: argparse.Namespace) -> None:
             raise UsageError(f"{message}; it does nothing with --mode {mode}.")
 
 
-def _request(args: argparse.Namespace, repo: GitRepo) -> ChangeRequest:
+def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeRequest:
     from reviewbot.hooks import all_files_request, pre_push_request
 
     hook = None
@@ -180,7 +219,7 @@ def _request(args: argparse.Namespace, repo: GitRepo) -> ChangeRequest:
         hook = all_files_request(repo, "nothing is staged (pre-commit run --all-files?)")
     if hook is not None:
         if hook.notice:
-            _notice(hook.notice)
+            events.notice(hook.notice)
         return hook.request
     return ChangeRequest(mode=cast(Mode, args.mode or "staged"), base=args.base,
                          head=args.head, include_untracked=args.include_untracked)
@@ -200,14 +239,11 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
                        revision=f"{request.base} (the base)", repo_config=args.config)
 
 
-def _model_caller(config: Config) -> StructuredCaller | None:
-    """A caller for the configured model; None (offline) when no model is configured."""
-    from reviewbot.model import OpenAITransport, StructuredCaller, model_settings
+def _session(config: Config, events: Events) -> ModelSession | None:
+    """A session with the configured model; None (offline) when no model is configured."""
+    from reviewbot.model import open_session
 
-    settings = model_settings(config, notify=_notice)
-    if settings is None:
-        return None
-    return StructuredCaller(client=OpenAITransport(settings), settings=settings)
+    return open_session(config, notify=events.notice)
 
 
 def _notice(message: str) -> None:

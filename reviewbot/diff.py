@@ -143,18 +143,6 @@ def _no_merge_base_message(repo: GitRepo, base: str, head: str) -> str:
     return f"{base} and {head} have no common history; there is no merge base to diff from."
 
 
-def new_side_reader(repo: GitRepo, diff: DiffResult) -> Callable[[str], str | None]:
-    """Reads a file as the change leaves it: the index (staged), the disk (working),
-    or the head commit (pr). In staged mode the working tree may hold other edits."""
-    def read(path: str) -> str | None:
-        if diff.request.mode == "working":
-            data = repo.read_worktree(path)
-        else:
-            data = repo.show(diff.head_rev or "", path)
-        return None if data is None else data.decode("utf-8", "replace")
-    return read
-
-
 _COLLECTORS: dict[str, Callable[[GitRepo, ChangeRequest], _Collected]] = {
     "staged": _collect_staged,
     "working": _collect_working,

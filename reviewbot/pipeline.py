@@ -1,105 +1,261 @@
-"""The stages of docs/ARCHITECTURE.md run in order, each one's output written as an artifact."""
+"""The stages of docs/ARCHITECTURE.md as an ordered list, each one's output written as an
+artifact, each runnable from the artifacts of the ones before it.
+
+`run_review` runs them all for a change; `rerun` loads a finished run's artifacts up to a
+stage and runs the rest again (with another model, say) into a new run folder.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
-from reviewbot.artifacts import RunDir, create_run_dir, new_run_id
+from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
-from reviewbot.context.sources import RepoSource
-from reviewbot.diff import collect, new_side_reader
+from reviewbot.diff import collect
+from reviewbot.errors import ArtifactError, UsageError
+from reviewbot.events import Events
 from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.model import StructuredCaller
 from reviewbot.planner import plan
+from reviewbot.redaction import Redactor
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
     SEVERITY_RANK,
     ChangeRequest,
+    ContextBundle,
     DiffResult,
     Finding,
     FusedPlan,
-    ModelCallLog,
+    LlmPlan,
+    PlannerIndex,
     ReviewIndex,
     ReviewUnit,
+    RulesResult,
     RunReport,
     RunStats,
     Severity,
 )
+from reviewbot.source import RepoSource
 
-Progress = Callable[[str], None]
+if TYPE_CHECKING:
+    from reviewbot.model import ModelSession
 
 
-def _silent(message: str) -> None:
-    del message
+@dataclass(frozen=True)
+class RunContext:
+    """What every stage may use: the repository, the config, where artifacts go, the events,
+    the model session (None offline) and the run's redaction pass."""
+
+    repo: GitRepo
+    request: ChangeRequest
+    config: Config
+    run_dir: RunDir
+    events: Events
+    session: ModelSession | None
+    redactor: Redactor
+    now: datetime
+    started: float
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What the stages have produced so far."""
+
+    diff: DiffResult | None = None
+    rules: RulesResult | None = None
+    index: ReviewIndex | None = None
+    planner_index: PlannerIndex | None = None
+    llm_plan: LlmPlan | None = None
+    fused: FusedPlan | None = None
+    bundle: ContextBundle | None = None
+    report: RunReport | None = None
+
+    def need(self, name: str) -> object:
+        value = getattr(self, name)
+        if value is None:
+            raise ArtifactError(f"the {name} stage has not run")
+        return value
+
+
+StageRun = Callable[[RunContext, RunState], RunState]
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    # The state fields it fills and the artifacts it writes (the same names, but for index).
+    fills: tuple[str, ...]
+    artifacts: tuple[str, ...]
+    progress: Callable[[RunState], str]
+    run: StageRun
+
+
+def _diff(ctx: RunContext, state: RunState) -> RunState:
+    diff = collect(ctx.repo, ctx.request)
+    ctx.run_dir.write("diff", diff)
+    for note in diff.notes:
+        ctx.events.notice(note)
+    return replace(state, diff=diff)
+
+
+def _rules(ctx: RunContext, state: RunState) -> RunState:
+    diff = cast(DiffResult, state.need("diff"))
+    source = RepoSource(ctx.repo, diff)
+    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history)
+    # From here on, what the rules found is redacted wherever it appears.
+    ctx.redactor.add(secret_values(rules.units, rules.findings))
+    ctx.run_dir.write("rules", rules)
+    return replace(state, rules=rules)
+
+
+def _index(ctx: RunContext, state: RunState) -> RunState:
+    diff = cast(DiffResult, state.need("diff"))
+    rules = cast(RulesResult, state.need("rules"))
+    reviewed = diff.model_copy(update={"units": rules.units})
+    index = build_review_index(reviewed, timestamp=ctx.now.isoformat(timespec="seconds"))
+    planner_index = build_planner_index(index)
+    ctx.run_dir.write("review_index", index)
+    ctx.run_dir.write("planner_index", planner_index)
+    return replace(state, index=index, planner_index=planner_index)
+
+
+def _plan(ctx: RunContext, state: RunState) -> RunState:
+    index = cast(ReviewIndex, state.need("index"))
+    llm_plan = plan(index, cast(PlannerIndex, state.need("planner_index")), ctx.session)
+    ctx.run_dir.write("llm_plan", llm_plan)
+    for notice in llm_plan.notices:
+        ctx.events.notice(notice)
+    from_model = sum(1 for source in llm_plan.sources.values() if source == "model")
+    ctx.events.emit("planner_update", f"planned {len(llm_plan.plan)} units",
+                    units=len(llm_plan.plan), model_units=from_model)
+    return replace(state, llm_plan=llm_plan)
+
+
+def _fuse(ctx: RunContext, state: RunState) -> RunState:
+    rules = cast(RulesResult, state.need("rules"))
+    fused = fuse(rules.units, cast(LlmPlan, state.need("llm_plan")))
+    ctx.run_dir.write("fused_plan", fused)
+    return replace(state, fused=fused)
+
+
+def _context(ctx: RunContext, state: RunState) -> RunState:
+    diff = cast(DiffResult, state.need("diff"))
+    rules = cast(RulesResult, state.need("rules"))
+    bundle = build_bundle(cast(FusedPlan, state.need("fused")), rules.units, rules.findings,
+                          RepoSource(ctx.repo, diff), ctx.config, ctx.redactor)
+    ctx.run_dir.write("context_bundle", bundle)
+    return replace(state, bundle=bundle)
+
+
+def _report(ctx: RunContext, state: RunState) -> RunState:
+    index = cast(ReviewIndex, state.need("index"))
+    rules = cast(RulesResult, state.need("rules"))
+    findings = rules.findings
+    if ctx.session is not None:
+        ctx.run_dir.write("model_calls", ctx.session.ledger.log())
+    report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
+                       stats=_stats(index, findings, ctx.started))
+    ctx.run_dir.write("report", report)
+    ctx.events.emit("final_report", f"{len(findings)} findings", findings=len(findings),
+                    run_dir=str(ctx.run_dir.path))
+    return replace(state, report=report)
+
+
+def _units(state: RunState) -> int:
+    return len(state.diff.units) if state.diff else 0
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("diff", ("diff",), ("diff",), lambda s: "reading the change", _diff),
+    Stage("rules", ("rules",), ("rules",), lambda s: f"checking {_units(s)} units", _rules),
+    Stage("index", ("index", "planner_index"), ("review_index", "planner_index"),
+          lambda s: "indexing", _index),
+    Stage("plan", ("llm_plan",), ("llm_plan",), lambda s: "planning", _plan),
+    Stage("fuse", ("fused",), ("fused_plan",), lambda s: "fusing the plans", _fuse),
+    Stage("context", ("bundle",), ("context_bundle",), lambda s: "gathering context",
+          _context),
+    Stage("report", ("report",), ("report",), lambda s: "writing the report", _report),
+)
+STAGE_NAMES = tuple(stage.name for stage in STAGES)
 
 
 @dataclass(frozen=True)
 class ReviewOutcome:
     report: RunReport
     run_dir: RunDir
-    diff: DiffResult
-    index: ReviewIndex
-    fused: FusedPlan
+    state: RunState
     # (path, line) -> new-side text of the lines findings point at (secrets left out).
     code: dict[tuple[str, int], str]
 
 
 def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
-               progress: Progress = _silent, caller: StructuredCaller | None = None,
-               notify: Progress = _silent) -> ReviewOutcome:
-    started = time.monotonic()
+               events: Events | None = None,
+               session: ModelSession | None = None) -> ReviewOutcome:
+    ctx = _context_for(repo, request, config, output_dir, events, session)
+    return _finish(ctx, run_stages(ctx, RunState()))
+
+
+def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_dir: Path,
+          events: Events | None = None, session: ModelSession | None = None) -> ReviewOutcome:
+    """A finished run's stages from `from_stage` on, again, into a new run folder."""
+    if from_stage not in STAGE_NAMES:
+        raise UsageError(f"--from must be one of {', '.join(STAGE_NAMES)}, not {from_stage!r}.")
+    state = load_state(source, from_stage)
+    diff = cast(DiffResult, state.need("diff"))
+    ctx = _context_for(repo, diff.request, config, output_dir, events, session)
+    for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
+        for name in stage.artifacts:
+            ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name, name))
+    if state.rules is not None:
+        ctx.redactor.add(secret_values(state.rules.units, state.rules.findings))
+    return _finish(ctx, run_stages(ctx, state, from_stage))
+
+
+def load_state(run_dir: Path, before: str) -> RunState:
+    """The state a run had when `before` started, from its artifacts."""
+    if not run_dir.is_dir():
+        raise ArtifactError(f"{run_dir} is not a run folder.")
+    reader = RunDir(run_id=run_dir.name, path=run_dir)
+    fields: dict[str, Any] = {}
+    for stage in STAGES[:STAGE_NAMES.index(before)]:
+        for field_name, artifact in zip(stage.fills, stage.artifacts, strict=True):
+            fields[field_name] = reader.read(artifact)
+    return RunState(**fields)
+
+
+def run_stages(ctx: RunContext, state: RunState, start: str = STAGE_NAMES[0]) -> RunState:
+    for stage in STAGES[STAGE_NAMES.index(start):]:
+        ctx.events.emit("stage", stage.progress(state), stage=stage.name)
+        state = stage.run(ctx, state)
+    return state
+
+
+def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
+                 events: Events | None, session: ModelSession | None) -> RunContext:
     now = datetime.now(UTC)
-    run_dir = create_run_dir(output_dir, new_run_id(now), config.output_origin)
+    redactor = session.redactor if session is not None else Redactor()
+    run_dir = create_run_dir(output_dir, new_run_id(now), config.output_origin, redactor,
+                             config.keep_runs)
+    return RunContext(repo=repo, request=request, config=config, run_dir=run_dir,
+                      events=events or Events(), session=session, redactor=redactor, now=now,
+                      started=time.monotonic())
 
-    progress("reading the change")
-    diff = collect(repo, request)
-    run_dir.write("diff", diff)
 
-    progress(f"checking {len(diff.units)} units")
-    rules = run_rules(diff.units, new_side_reader(repo, diff), config, diff.history)
-    run_dir.write("rules", rules)
-
-    reviewed = diff.model_copy(update={"units": rules.units})
-    index = build_review_index(reviewed, timestamp=now.isoformat(timespec="seconds"))
-    run_dir.write("review_index", index)
-    planner_index = build_planner_index(index)
-    run_dir.write("planner_index", planner_index)
-
-    progress("planning" + (" with the model" if caller else ""))
-    llm_plan = plan(index, planner_index, caller)
-    run_dir.write("llm_plan", llm_plan)
-    for notice in llm_plan.notices:
-        notify(notice)
-    fused = fuse(rules.units, llm_plan)
-    run_dir.write("fused_plan", fused)
-
-    progress("gathering context")
-    bundle = build_bundle(fused, rules.units, rules.findings, RepoSource(repo, diff), config,
-                          secret_values(rules.units, rules.findings))
-    run_dir.write("context_bundle", bundle)
-    if caller is not None:
-        run_dir.write("model_calls", ModelCallLog(calls=tuple(caller.calls)))
-
-    findings = rules.findings
-    report = RunReport(
-        run_id=run_dir.run_id,
-        findings=findings,
-        units=index.units,
-        stats=_stats(index, findings, started),
-    )
-    run_dir.write("report", report)
-    return ReviewOutcome(report=report, run_dir=run_dir, diff=diff, index=index, fused=fused,
-                         code=finding_code(rules.units, findings))
+def _finish(ctx: RunContext, state: RunState) -> ReviewOutcome:
+    report = cast(RunReport, state.need("report"))
+    rules = cast(RulesResult, state.need("rules"))
+    return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state,
+                         code=finding_code(rules.units, report.findings))
 
 
 def finding_code(units: Iterable[ReviewUnit],

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 
-from reviewbot.model import ModelUnavailable, StructuredCaller, fenced_json
+from reviewbot.model.messages import ChatMessage, fence, system, user
+from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import (
     IndexUnit,
     LlmPlan,
@@ -57,7 +58,7 @@ def heuristic_item(unit: IndexUnit, reason: str) -> PlanItem:
     )
 
 
-def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: StructuredCaller | None,
+def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession | None,
          batch_tokens: int = BATCH_TOKENS) -> LlmPlan:
     by_id = {unit.unit_id: unit for unit in index.units}
     if caller is None:
@@ -110,11 +111,10 @@ def batches(planner_index: PlannerIndex,
         yield batch
 
 
-def _messages(planner_index: PlannerIndex, batch: list[PlannerUnit]) -> list[dict[str, str]]:
+def _messages(planner_index: PlannerIndex, batch: list[PlannerUnit]) -> list[ChatMessage]:
     data = json.loads(planner_index.model_copy(update={"units": tuple(batch)})
                       .model_dump_json())
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": fenced_json("planner_index", data)}]
+    return [system(SYSTEM_PROMPT), user(fence("planner_index", data))]
 
 
 def _notice(exc: ModelUnavailable) -> str:

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+
+from reviewbot.events import Event, Events
 
 
 @contextmanager
-def progress_display(enabled: bool) -> Iterator[Callable[[str], None]]:
-    """A spinner with the current stage on an interactive stderr; silent otherwise."""
+def progress_display(events: Events, enabled: bool) -> Iterator[None]:
+    """A spinner with the current stage and the units reviewed, on an interactive stderr."""
     if not enabled or not sys.stderr.isatty():
-        yield lambda message: None
+        yield
         return
     from rich.console import Console
 
     console = Console(stderr=True)
     with console.status("reviewbot: starting") as status:
-        yield lambda message: status.update(f"reviewbot: {message}")
+        def show(event: Event) -> None:
+            if event.kind in ("stage", "unit_reviewed", "verification_feedback"):
+                status.update(f"reviewbot: {event.message}")
+        events.subscribe(show)
+        yield

@@ -13,6 +13,7 @@ It finds secrets itself rather than trusting a list of values found elsewhere:
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -119,13 +120,21 @@ def preview(value: str) -> str:
 
 
 class Redactor:
-    """Masks secrets in text. `extra` are exact values known to be secret (kept in memory)."""
+    """Masks secrets in text. `extra` are exact values known to be secret (kept in memory
+    only); the run adds the ones its rules find as it goes."""
 
     def __init__(self, extra: Iterable[str] = ()) -> None:
-        values = {v for v in extra if len(v) >= 4}
-        self._extra = tuple(sorted(values, key=len, reverse=True))
-        self._extra_pattern = (re.compile("|".join(re.escape(v) for v in self._extra))
-                               if self._extra else None)
+        self._lock = threading.Lock()
+        self._extra: tuple[str, ...] = ()
+        self._extra_pattern: re.Pattern[str] | None = None
+        self.add(extra)
+
+    def add(self, extra: Iterable[str]) -> None:
+        with self._lock:
+            values = set(self._extra) | {v for v in extra if len(v) >= 4}
+            self._extra = tuple(sorted(values, key=len, reverse=True))
+            self._extra_pattern = (re.compile("|".join(re.escape(v) for v in self._extra))
+                                   if self._extra else None)
 
     def with_values(self, extra: Iterable[str]) -> Redactor:
         return Redactor((*self._extra, *extra))
@@ -134,8 +143,9 @@ class Redactor:
         """The text with every secret replaced by [REDACTED]."""
         if not text:
             return text
-        if self._extra_pattern is not None:
-            text = self._extra_pattern.sub(MASK, text)
+        pattern = self._extra_pattern
+        if pattern is not None:
+            text = pattern.sub(MASK, text)
         spans = _merged(find_secrets(text, literal_bare_values))
         for start, end in reversed(spans):
             text = text[:start] + MASK + text[end:]

@@ -340,20 +340,34 @@ class FusedPlan(Frozen):
 
 
 class ModelCall(Frozen):
-    """One request to a model: what a run spent, never what it sent or the key."""
+    """One HTTP request to a model: what a run spent, never what it sent or the key."""
 
     purpose: str
     model: str
+    # The answer being sought (2: after an invalid answer), and the HTTP retry within it.
     attempt: int
+    retry: int = 0
     outcome: str
     latency_ms: int
     tokens_in: int = 0
     tokens_out: int = 0
+    cached_tokens: int = 0
+    unit_id: str | None = None
     error: str | None = None
+
+
+class ModelTotals(Frozen):
+    requests: int = 0
+    ok: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int = 0
+    latency_ms: int = 0
 
 
 class ModelCallLog(Frozen):
     calls: tuple[ModelCall, ...] = ()
+    totals: ModelTotals = ModelTotals()
 
 
 # --- context bundle (step 6) -------------------------------------------------------------

@@ -32,9 +32,9 @@ def test_every_artifact_of_a_run_round_trips(repo: GitFixture, tmp_path: Path) -
     for name, (step, model) in STEPS.items():
         if f"step{step}_{name}.json" in written:
             assert type(outcome.run_dir.read(name)) is model
-    assert outcome.run_dir.read("fused_plan") == outcome.fused
-    assert outcome.run_dir.read("diff") == outcome.diff
-    assert outcome.run_dir.read("review_index") == outcome.index
+    assert outcome.run_dir.read("fused_plan") == outcome.state.fused
+    assert outcome.run_dir.read("diff") == outcome.state.diff
+    assert outcome.run_dir.read("review_index") == outcome.state.index
     assert outcome.run_dir.read("report") == outcome.report
 
 

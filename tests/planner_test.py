@@ -8,7 +8,7 @@ from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import batches, heuristic_item, plan
 from reviewbot.schema import ChangeRequest, DiffResult, ReviewIndex
 from tests.fake_openai import FakeOpenAI
-from tests.model_test import caller_for
+from tests.model.helpers import session_for as caller_for
 from tests.rules.conftest import review
 
 FILES = {

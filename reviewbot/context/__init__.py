@@ -3,13 +3,14 @@
 Per unit: the diff (with line numbers), then by level its function, the file's skeleton,
 or the whole file, then what its extra requests fetch. Within the unit's and the run's
 token budgets: when a budget bites the least valuable parts go first, and the item says
-exactly what was dropped or clipped. Secrets the rules found are redacted everywhere.
+exactly what was dropped or clipped. Every part goes through the run's redaction pass, with
+the conventions of the file it came from (a bare `KEY=value` is a literal in a .env file).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from reviewbot.code.lexical import is_import
@@ -20,11 +21,10 @@ from reviewbot.context.budget import (
     clip_lines,
     estimate_tokens,
     numbered,
-    redact,
 )
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import Searcher
-from reviewbot.context.sources import RepoSource
+from reviewbot.redaction import Redactor
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     BundleItem,
@@ -38,6 +38,7 @@ from reviewbot.schema import (
     HunkRange,
     ReviewUnit,
 )
+from reviewbot.source import RepoSource
 
 MAX_DIFF_LINES = 300
 MAX_FUNCTION_LINES = 80
@@ -50,19 +51,19 @@ _PRIORITY = {"high": 0, "medium": 1, "low": 2}
 
 def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequence[Finding],
                  source: RepoSource, config: Config,
-                 secrets: Iterable[str] = ()) -> ContextBundle:
+                 redactor: Redactor | None = None) -> ContextBundle:
     by_id = {unit.unit_id: unit for unit in units}
     kept = [item for item in fused.plan if not item.skip_review and item.unit_id in by_id]
     # The run's budget goes to the riskiest units first.
     order = sorted(kept, key=lambda i: _PRIORITY[by_id[i.unit_id].agent_decision.priority])
     remaining = config.limits.context_run_tokens
     built: dict[str, BundleItem] = {}
-    hidden = tuple(sorted(set(secrets), key=len, reverse=True))
+    redactor = redactor or Redactor()
     for plan_item in order:
         unit = by_id[plan_item.unit_id]
         own = [f for f in findings if f.unit_id == unit.unit_id]
         item = build_item(unit, plan_item, own, source, min(config.limits.context_unit_tokens,
-                                                            max(remaining, 0)), hidden)
+                                                            max(remaining, 0)), redactor)
         remaining -= item.tokens
         built[unit.unit_id] = item
     items = tuple(built[i.unit_id] for i in kept)
@@ -74,7 +75,8 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
 
 
 def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
-               source: RepoSource, budget: int, secrets: Sequence[str] = ()) -> BundleItem:
+               source: RepoSource, budget: int,
+               redactor: Redactor | None = None) -> BundleItem:
     clipped: list[str] = []
     parts = _level_parts(unit, plan_item, source, clipped)
     ctx = UnitContext(unit=unit, source=source, searcher=Searcher(source, unit.file_path),
@@ -82,7 +84,8 @@ def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
     for request in plan_item.extra_requests:
         for name, value in HANDLERS[request.type](ctx, request).items():
             parts[name] = (parts.get(name) or []) + value if name in _LIST_PARTS else value
-    parts = {name: _redacted(value, secrets) for name, value in parts.items()}
+    redactor = redactor or Redactor()
+    parts = {name: _redacted(value, redactor, unit.file_path) for name, value in parts.items()}
     complete = _fit(parts, budget, clipped)
     fields = {k: tuple(v) if k in _LIST_PARTS else v for k, v in parts.items()}
     return BundleItem.model_validate({
@@ -216,16 +219,15 @@ def _tokens(value: Any) -> int:
     return 0
 
 
-def _redacted(value: Any, secrets: Sequence[str]) -> Any:
-    if not secrets:
-        return value
+def _redacted(value: Any, redactor: Redactor, path: str) -> Any:
     if isinstance(value, str):
-        return redact(value, secrets)
+        return redactor.for_path(value, path)
     if isinstance(value, list):
-        return [_redacted(v, secrets) for v in value]
+        return [_redacted(v, redactor, path) for v in value]
     if isinstance(value, CodeHit):
-        return value.model_copy(update={"text": redact(value.text, secrets),
-                                        "snippet": redact(value.snippet, secrets)})
+        return value.model_copy(update={
+            "text": redactor.for_path(value.text, value.file_path),
+            "snippet": redactor.for_path(value.snippet, value.file_path)})
     return value
 
 

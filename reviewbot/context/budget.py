@@ -8,7 +8,6 @@ enough for budgeting (identifiers and operators are each about one token).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 MAX_SNIPPET_LINES = 40
@@ -36,9 +35,3 @@ def clip_lines(text: str, limit: int) -> tuple[str, bool]:
     if len(lines) <= limit:
         return text, False
     return "\n".join([*lines[:limit], f"... ({len(lines) - limit} more lines)"]), True
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "[REDACTED]")
-    return text

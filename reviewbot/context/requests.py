@@ -15,8 +15,8 @@ from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.context.budget import numbered
 from reviewbot.context.search import Searcher
-from reviewbot.context.sources import RepoSource
 from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
+from reviewbot.source import RepoSource
 
 MAX_CALLERS = 10
 PREVIOUS_MARGIN = 10

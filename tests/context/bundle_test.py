@@ -10,8 +10,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
-from reviewbot.context.sources import MAX_FILE_BYTES, RepoSource
-from reviewbot.diff import collect, new_side_reader
+from reviewbot.diff import collect
 from reviewbot.git import open_repo
 from reviewbot.rules import run_rules
 from reviewbot.schema import (
@@ -22,6 +21,7 @@ from reviewbot.schema import (
     FusedPlan,
     ReviewUnit,
 )
+from reviewbot.source import MAX_FILE_BYTES, RepoSource
 from tests.conftest import GitFixture
 
 PAY = '''"""Payments."""
@@ -118,7 +118,7 @@ def staged_units(shop: GitFixture) -> tuple[RepoSource, list[ReviewUnit]]:
     shop.stage()
     repo = open_repo(shop.root)
     diff = collect(repo, ChangeRequest(mode="staged"))
-    units = run_rules(diff.units, new_side_reader(repo, diff), Config()).units
+    units = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config()).units
     return RepoSource(repo, diff), list(units)
 
 
@@ -219,13 +219,14 @@ def test_secrets_are_redacted_everywhere(shop: GitFixture) -> None:
     shop.stage()
     repo = open_repo(shop.root)
     diff = collect(repo, ChangeRequest(mode="staged"))
-    rules = run_rules(diff.units, new_side_reader(repo, diff), Config())
+    rules = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config())
+    from reviewbot.redaction import Redactor
     from reviewbot.rules.secrets import secret_values
     plan = FusedPlan(plan=tuple(plan_item(u, "full_file", ExtraRequest(type="search",
                                                                         keyword="KEY"))
                                 for u in rules.units))
     bundle = build_bundle(plan, rules.units, rules.findings, RepoSource(repo, diff), Config(),
-                          secret_values(rules.units, rules.findings))
+                          Redactor(secret_values(rules.units, rules.findings)))
     text = bundle.model_dump_json()
     assert key not in text and "[REDACTED]" in text
 

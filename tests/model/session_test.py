@@ -1,4 +1,5 @@
-"""The model layer against a real HTTP peer on 127.0.0.1, with the real openai client."""
+"""The model session against a real HTTP peer on 127.0.0.1, with the real openai client:
+structured answers, retries, backoff, fallbacks, the call cap, format step-downs."""
 
 from __future__ import annotations
 
@@ -7,15 +8,11 @@ import socket
 import pytest
 from pydantic import BaseModel
 
-from reviewbot.model import (
-    ModelSettings,
-    ModelUnavailable,
-    OpenAITransport,
-    StructuredCaller,
-)
+from reviewbot.model import ModelSession, ModelUnavailable
+from reviewbot.model.messages import user
+from reviewbot.model.session import BACKOFF_S
 from tests.fake_openai import FakeOpenAI
-
-KEY = "sk-test-DO-NOT-LEAK-0123456789"
+from tests.model.helpers import KEY, session_for
 
 
 class Answer(BaseModel):
@@ -24,17 +21,12 @@ class Answer(BaseModel):
 
 
 def caller_for(server_url: str, sleeps: list[float] | None = None,
-               **settings: object) -> StructuredCaller:
-    values: dict[str, object] = {"model": "primary", "base_url": server_url, "api_key": KEY,
-                                 "timeout_s": 5.0, "max_calls": 30, **settings}
-    config = ModelSettings(**values)  # type: ignore[arg-type]
-    recorded = sleeps if sleeps is not None else []
-    return StructuredCaller(client=OpenAITransport(config), settings=config,
-                            sleep=recorded.append)
+               **settings: object) -> ModelSession:
+    return session_for(server_url, sleeps, **settings)
 
 
-def ask(caller: StructuredCaller) -> Answer:
-    return caller.ask("test", [{"role": "user", "content": "rate it"}], Answer)
+def ask(caller: ModelSession) -> Answer:
+    return caller.ask("test", [user("rate it")], Answer)
 
 
 def test_valid_reply(fake_openai: FakeOpenAI) -> None:
@@ -49,7 +41,7 @@ def test_valid_reply(fake_openai: FakeOpenAI) -> None:
     assert request.body["response_format"]["json_schema"]["schema"]["required"] == [
         "verdict", "score"]
     assert request.headers["authorization"] == f"Bearer {KEY}"
-    [call] = caller.calls
+    [call] = caller.ledger.calls
     assert (call.outcome, call.model, call.tokens_in, call.tokens_out) == ("ok", "primary", 11, 7)
 
 
@@ -64,7 +56,7 @@ def test_invalid_reply_is_retried_once_with_the_error_fed_back(fake_openai: Fake
     assert retry[-2]["role"] == "assistant" and "three" in retry[-2]["content"]
     assert retry[-1]["role"] == "user" and "score" in retry[-1]["content"]
     assert "did not match the required JSON schema" in retry[-1]["content"]
-    assert [c.outcome for c in caller.calls] == ["invalid_output", "ok"]
+    assert [c.outcome for c in caller.ledger.calls] == ["invalid_output", "ok"]
 
 
 def test_garbage_twice_moves_to_the_fallback_model(fake_openai: FakeOpenAI) -> None:
@@ -100,7 +92,7 @@ def test_timeout_is_final_not_retried(fake_openai: FakeOpenAI) -> None:
         ask(caller)
     assert exc.value.reason == "model_timeout"
     assert len(fake_openai.received) == 1
-    assert [c.outcome for c in caller.calls] == ["timeout"]
+    assert [c.outcome for c in caller.ledger.calls] == ["timeout"]
 
 
 def test_429_honours_retry_after(fake_openai: FakeOpenAI) -> None:
@@ -110,8 +102,8 @@ def test_429_honours_retry_after(fake_openai: FakeOpenAI) -> None:
     caller = caller_for(fake_openai.base_url, sleeps)
 
     assert ask(caller).score == 1
-    assert sleeps == [2.0]
-    assert [c.outcome for c in caller.calls] == ["http_429", "ok"]
+    assert sleeps == [pytest.approx(2.0, abs=0.2)]
+    assert [c.outcome for c in caller.ledger.calls] == ["http_429", "ok"]
 
 
 def test_5xx_backs_off_exponentially_then_gives_up(fake_openai: FakeOpenAI) -> None:
@@ -122,7 +114,7 @@ def test_5xx_backs_off_exponentially_then_gives_up(fake_openai: FakeOpenAI) -> N
     with pytest.raises(ModelUnavailable) as exc:
         ask(caller)
     assert exc.value.reason == "model_error"
-    assert sleeps == [0.5, 1.0]
+    assert sleeps == [pytest.approx(BACKOFF_S, abs=0.2), pytest.approx(2 * BACKOFF_S, abs=0.2)]
     assert len(fake_openai.received) == 3
 
 
@@ -139,8 +131,8 @@ def test_client_errors_are_not_retried_and_never_show_the_key(fake_openai: FakeO
         ask(caller)
     assert len(fake_openai.received) == 1
     assert KEY not in str(exc.value) and KEY not in repr(exc.value)
-    assert all(KEY not in call.model_dump_json() for call in caller.calls)
-    assert "***" in (caller.calls[0].error or "")
+    assert all(KEY not in call.model_dump_json() for call in caller.ledger.calls)
+    assert "***" in (caller.ledger.calls[0].error or "")
 
 
 def test_server_down_is_a_connection_error_after_two_retries() -> None:
@@ -152,8 +144,8 @@ def test_server_down_is_a_connection_error_after_two_retries() -> None:
     with pytest.raises(ModelUnavailable) as exc:
         ask(caller)
     assert exc.value.reason == "model_error"
-    assert [c.outcome for c in caller.calls] == ["connection_error"] * 3
-    assert sleeps == [0.5, 1.0]
+    assert [c.outcome for c in caller.ledger.calls] == ["connection_error"] * 3
+    assert sleeps == [pytest.approx(BACKOFF_S, abs=0.2), pytest.approx(2 * BACKOFF_S, abs=0.2)]
 
 
 def test_call_cap(fake_openai: FakeOpenAI) -> None:
@@ -179,7 +171,8 @@ def test_server_without_json_schema_support_steps_down_and_remembers(
 
     formats = [r.body.get("response_format", {}).get("type") for r in fake_openai.received]
     assert formats == ["json_schema", "json_object", None, None]
-    assert [c.outcome for c in caller.calls] == ["ok", "ok"]
+    # Every HTTP request is in the ledger and counts against the cap, step-downs included.
+    assert [c.outcome for c in caller.ledger.calls] == ["http_400", "http_400", "ok", "ok"]
 
 
 def test_other_400s_are_not_format_problems(fake_openai: FakeOpenAI) -> None:

@@ -11,7 +11,7 @@ import pytest
 from reviewbot.cli import main
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
-from tests.model_test import KEY
+from tests.model.helpers import KEY
 
 RISKY = 'import subprocess\n\n\ndef run(p):\n    subprocess.run(f"ls {p}", shell=True)\n'
 
@@ -85,7 +85,7 @@ def test_server_down_falls_back_with_one_notice(staged: GitFixture,
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
-    monkeypatch.setattr("reviewbot.model.BACKOFF_S", 0.01)
+    monkeypatch.setattr("reviewbot.model.session.BACKOFF_S", 0.01)
 
     code = main(["--repo", str(staged.root)])
     out, err = capsys.readouterr()

@@ -1,0 +1,45 @@
+"""The model layer: any OpenAI-compatible chat-completions server, behind small seams.
+
+- `settings`: which model, which endpoint, which key (the trust rules);
+- `messages`: chat messages with tool calls, tool definitions, replies;
+- `wire`: a reply body parsed and bounded at the edge;
+- `transport`: one HTTP request, bounded in time and size (imports the SDK);
+- `ledger`: the run's call cap, token budget, deadline and shared rate-limit pause;
+- `session`: retries, redaction both ways, structured answers.
+
+Importing this package costs nothing: the SDK is imported by `open_session` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reviewbot.config import Config
+from reviewbot.model.ledger import Ledger
+from reviewbot.model.session import ModelSession, ModelUnavailable
+from reviewbot.model.settings import ModelSettings, model_settings
+from reviewbot.redaction import Redactor
+
+__all__ = ["ModelSession", "ModelSettings", "ModelUnavailable", "model_settings",
+           "open_session", "session_for_settings"]
+
+
+def open_session(config: Config, notify: Callable[[str], None] = lambda message: None,
+                 redactor: Redactor | None = None) -> ModelSession | None:
+    """A session with the configured model, or None (offline) when none is configured."""
+    settings = model_settings(config, notify=notify)
+    if settings is None:
+        return None
+    return session_for_settings(settings, redactor)
+
+
+def session_for_settings(settings: ModelSettings,
+                         redactor: Redactor | None = None) -> ModelSession:
+    from reviewbot.model.transport import OpenAITransport
+
+    secrets = [settings.api_key] if settings.api_key else []
+    return ModelSession(
+        client=OpenAITransport(settings), settings=settings,
+        ledger=Ledger(max_calls=settings.max_calls, deadline_s=settings.deadline_s,
+                      max_tokens=settings.max_tokens),
+        redactor=(redactor or Redactor()).with_values(secrets))

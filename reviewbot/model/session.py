@@ -1,0 +1,201 @@
+"""The run's conversation with the model: retries, the bounds of the ledger, structured answers.
+
+One `ModelSession` per run, shared by the planner, the review agent and the suggestion calls
+(and their worker threads):
+
+- every message leaves through the redaction pass, and every reply comes back through it
+  (a server echoing the key or a secret cannot put it in an artifact);
+- every HTTP request is reserved in the ledger and recorded, retries and `response_format`
+  step-downs included;
+- connection errors, 408, 429 (Retry-After honoured, pausing every worker) and 5xx are
+  retried at most twice with exponential backoff; a timeout is final;
+- `ask` turns replies into validated pydantic objects: an invalid one is retried once with
+  the validation error fed back, then the fallback models are tried (seed 000).
+Failures end as `ModelUnavailable` with a reason the caller falls back on; nothing a server
+does raises anything else.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from reviewbot.model.ledger import BudgetExhausted, Ledger
+from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
+from reviewbot.model.settings import ModelSettings
+from reviewbot.model.transport import ChatRequest, ModelCallFailed, ModelClient, printable
+from reviewbot.redaction import Redactor
+from reviewbot.schema import ModelCall
+
+T = TypeVar("T", bound=BaseModel)
+MAX_RETRIES = 2
+BACKOFF_S = 0.5
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*$", re.DOTALL)
+# response_format, from the most to the least a server must support.
+_FORMATS = ("json_schema", "json_object", "none")
+
+
+class ModelUnavailable(Exception):
+    """No model produced a usable answer; `reason` is what the heuristic fallback reports.
+
+    `status` and `detail` let a caller tell "this server cannot do tools" from an outage."""
+
+    def __init__(self, reason: str, detail: str, status: int | None = None) -> None:
+        super().__init__(printable(detail))
+        self.reason = reason
+        self.status = status
+
+
+@dataclass
+class ModelSession:
+    client: ModelClient
+    settings: ModelSettings
+    ledger: Ledger
+    redactor: Redactor = field(default_factory=Redactor)
+    sleep: Callable[[float], None] = time.sleep
+    _formats: list[str] = field(default_factory=lambda: list(_FORMATS))
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Per worker thread: the ledger index of the last answered request.
+    _last: threading.local = field(default_factory=threading.local, repr=False)
+
+    def chat(self, purpose: str, messages: Sequence[ChatMessage], *,
+             tools: Sequence[ToolSpec] = (), schema: type[BaseModel] | None = None,
+             model: str | None = None, attempt: int = 1,
+             unit_id: str | None = None) -> ChatReply:
+        """One answer from the model (HTTP retries and format step-downs included)."""
+        model = model or self.settings.model
+        outgoing = tuple(self._redacted(m) for m in messages)
+        while True:
+            kind = self._format()
+            request = ChatRequest(model=model, messages=outgoing, tools=tuple(tools),
+                                  response_format=_response_format(schema, kind))
+            try:
+                return self._with_retries(purpose, request, attempt, unit_id)
+            except ModelUnavailable as exc:
+                if not (schema and exc.status == 400 and "response_format" in str(exc)
+                        and self._step_down(kind)):
+                    raise
+
+    def ask(self, purpose: str, messages: Sequence[ChatMessage], schema: type[T],
+            unit_id: str | None = None) -> T:
+        """A validated answer from the model, else its fallbacks, else ModelUnavailable."""
+        last = "no model answered"
+        for model in (self.settings.model, *self.settings.fallback_models):
+            conversation = list(messages)
+            for attempt in (1, 2):
+                reply = self.chat(purpose, conversation, schema=schema, model=model,
+                                  attempt=attempt, unit_id=unit_id)
+                try:
+                    return schema.model_validate_json(_unfence(reply.content))
+                except ValidationError as exc:
+                    last = f"{model} replied with invalid output ({exc.error_count()} errors)"
+                    self._mark_invalid(_summary(exc))
+                    conversation += [ChatMessage(role="assistant",
+                                                 content=reply.content[:4000] or "(empty)"),
+                                     user(_correction(exc))]
+        raise ModelUnavailable("invalid_output", last)
+
+    def _with_retries(self, purpose: str, request: ChatRequest, attempt: int,
+                      unit_id: str | None) -> ChatReply:
+        for retry in range(MAX_RETRIES + 1):
+            self.ledger.wait(self.sleep)
+            try:
+                self.ledger.reserve()
+            except BudgetExhausted as exc:
+                raise ModelUnavailable(exc.reason, str(exc)) from None
+            started = time.monotonic()
+            deadline = min(started + self.settings.timeout_s, self.ledger.deadline)
+            try:
+                reply = self.client.send(request, deadline)
+            except ModelCallFailed as exc:
+                self._record(purpose, request.model, attempt, retry, exc.outcome, None,
+                             started, str(exc), unit_id)
+                if not exc.transient or retry == MAX_RETRIES:
+                    raise ModelUnavailable(_reason(exc.outcome), f"{request.model}: {exc}",
+                                           exc.status) from None
+                delay = exc.retry_after if exc.retry_after is not None else BACKOFF_S * 2 ** retry
+                self.ledger.pause(delay)
+                continue
+            reply = self._scrubbed(reply)
+            self._last.index = self._record(purpose, request.model, attempt, retry, "ok",
+                                            reply, started, None, unit_id)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _format(self) -> str:
+        with self._lock:
+            return self._formats[0]
+
+    def _step_down(self, kind: str) -> bool:
+        """Remember that this server refused `kind`; False when nothing is left to try."""
+        with self._lock:
+            if self._formats[0] == kind and len(self._formats) > 1:
+                self._formats.pop(0)
+            return self._formats[0] != kind
+
+    def _redacted(self, message: ChatMessage) -> ChatMessage:
+        return message.model_copy(update={
+            "content": self.redactor.text(message.content, literal_bare_values=False)
+            if message.content else message.content,
+            "tool_calls": tuple(self._redacted_call(c) for c in message.tool_calls)})
+
+    def _redacted_call(self, call: ToolCall) -> ToolCall:
+        return call.model_copy(update={
+            "arguments": self.redactor.text(call.arguments, literal_bare_values=False)})
+
+    def _scrubbed(self, reply: ChatReply) -> ChatReply:
+        """A reply may echo what it was sent, the key included: it goes through the pass."""
+        return reply.model_copy(update={
+            "content": self.redactor.text(reply.content, literal_bare_values=False),
+            "tool_calls": tuple(self._redacted_call(c) for c in reply.tool_calls)})
+
+    def _record(self, purpose: str, model: str, attempt: int, retry: int, outcome: str,
+                reply: ChatReply | None, started: float, error: str | None,
+                unit_id: str | None) -> int:
+        usage = reply.usage if reply else None
+        return self.ledger.record(ModelCall(
+            purpose=purpose, model=model, attempt=attempt, retry=retry, outcome=outcome,
+            latency_ms=round((time.monotonic() - started) * 1000),
+            tokens_in=usage.prompt_tokens if usage else 0,
+            tokens_out=usage.completion_tokens if usage else 0,
+            cached_tokens=usage.cached_tokens if usage else 0, unit_id=unit_id,
+            error=self.redactor.text(error) if error else None))
+
+    def _mark_invalid(self, summary: str) -> None:
+        """The request was recorded as ok; it is its answer that failed validation."""
+        self.ledger.amend(self._last.index, outcome="invalid_output",
+                          error=self.redactor.text(summary))
+
+
+def _response_format(schema: type[BaseModel] | None, kind: str) -> dict[str, Any] | None:
+    if schema is None or kind == "none":
+        return None
+    if kind == "json_object":
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": {
+        "name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+
+
+def _reason(outcome: str) -> str:
+    return {"timeout": "model_timeout"}.get(outcome, "model_error")
+
+
+def _unfence(content: str) -> str:
+    """Accept a reply wrapped in one Markdown code fence (common with local models)."""
+    match = _FENCE.match(content)
+    return match.group("body") if match else content
+
+
+def _summary(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def _correction(exc: ValidationError) -> str:
+    return ("Your reply did not match the required JSON schema: " + _summary(exc)
+            + ". Reply again with only a JSON object that matches the schema.")

@@ -1,0 +1,95 @@
+"""The one reader of the reviewed files, with one size policy, for rules, context and review.
+
+New side: the index (staged), the work tree (working), or the head commit (pr); base side:
+the diff's base revision. The work tree is read only through paths resolved inside the root,
+so symlinks that point out of the repository are refused. A file over MAX_FILE_BYTES or with
+a NUL byte is never read whole by anyone (rules check its added lines from the diff, context
+and the review agent get a one-line summary). A path absent on a side is None; any other git
+failure is a GitError, not "absent".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from reviewbot.git import GitRepo
+from reviewbot.schema import DiffResult
+
+MAX_FILE_BYTES = 512_000
+Side = Literal["new", "old"]
+
+
+@dataclass(frozen=True)
+class FileText:
+    """A file as read: its text, or why there is none to read whole (`note`)."""
+
+    path: str
+    text: str | None
+    size: int = 0
+    note: str | None = None
+
+    @property
+    def absent(self) -> bool:
+        return self.text is None and self.note is None
+
+
+@dataclass
+class RepoSource:
+    repo: GitRepo
+    diff: DiffResult
+    _cache: dict[tuple[Side, str], FileText] = field(default_factory=dict)
+
+    @property
+    def search_source(self) -> str | None:
+        """What `git grep` searches: the work tree (None), the index (""), or a commit."""
+        mode = self.diff.request.mode
+        return None if mode == "working" else ("" if mode == "staged" else self.diff.head_rev)
+
+    def read(self, path: str, side: Side = "new") -> FileText:
+        key = (side, path)
+        if key not in self._cache:
+            self._cache[key] = _file_text(path, self._bytes(path, side))
+        return self._cache[key]
+
+    def rules_text(self, path: str) -> str | None:
+        """The whole new file for the rules, or None (absent, binary, over the cap)."""
+        return self.read(path).text
+
+    def new_text(self, path: str) -> str | None:
+        """The new file for a reader: its text, a one-line summary, or None when absent."""
+        return _for_reader(self.read(path))
+
+    def old_text(self, path: str) -> str | None:
+        return _for_reader(self.read(path, "old"))
+
+    def grep(self, needle: str, *, word: bool = True) -> list[tuple[str, int, str]]:
+        return self.repo.grep(needle, self.search_source, word=word)
+
+    def _bytes(self, path: str, side: Side) -> bytes | None:
+        if side == "old":
+            return self.repo.show(self.diff.base_rev, path)
+        if self.diff.request.mode == "working":
+            return self.repo.read_worktree(path)
+        return self.repo.show(self.diff.head_rev or "", path)
+
+
+def summary_if_unreadable(path: str, data: bytes) -> str | None:
+    if len(data) > MAX_FILE_BYTES:
+        return f"[{path}: {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte cap; not read]"
+    if b"\0" in data[:8192]:
+        return f"[{path}: binary file, {len(data):,} bytes; not read]"
+    return None
+
+
+def _file_text(path: str, data: bytes | None) -> FileText:
+    if data is None:
+        return FileText(path=path, text=None)
+    note = summary_if_unreadable(path, data)
+    if note is not None:
+        return FileText(path=path, text=None, size=len(data), note=note)
+    return FileText(path=path, text=data.decode("utf-8", "replace"), size=len(data))
+
+
+def _for_reader(file: FileText) -> str | None:
+    return file.text if file.text is not None else file.note
