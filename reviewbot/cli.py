@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from reviewbot.pipeline import ReviewOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-COMMANDS = ("review", "explain", "rules")
+COMMANDS = ("review", "explain", "rerun", "rules")
 _TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
 
 _EPILOG = """\
@@ -40,6 +40,8 @@ commands:
   review    review a change (the default: `reviewbot --mode pr --base main` is
             `reviewbot review --mode pr --base main`); `reviewbot review --help` for its flags
   explain   show what a finished run reviewed and why: `reviewbot explain [RUN_DIR]`
+  rerun     run a finished run's later stages again from its artifacts (another model,
+            another prompt): `reviewbot rerun RUN_DIR --from plan --model M`
   rules     list every rule with its id, severity and category
 
 exit codes: 0 clean, 1 findings at or above the fail level, 2 usage or configuration
@@ -62,6 +64,15 @@ def build_parser() -> argparse.ArgumentParser:
     explain_arguments(commands.add_parser(
         "explain", help="show what a finished run reviewed and why",
         description="Show what a finished run reviewed, how it rated each unit, and why."))
+    rerun = commands.add_parser(
+        "rerun", help="run a finished run's stages again from a stage on",
+        description="Load a finished run's artifacts up to a stage and run the rest again "
+                    "into a new run folder (steps 1-3 are never re-read from git).")
+    rerun.add_argument("run_dir", type=Path, help="the finished run's folder")
+    rerun.add_argument("--from", dest="from_stage", required=True, metavar="STAGE",
+                       help="the first stage to run again: plan, fuse, context or report")
+    _output_arguments(rerun)
+    _model_arguments(rerun)
     commands.add_parser("rules", help="list every rule",
                         description="Every rule with its id, severity, category and rationale.")
     return parser
@@ -79,6 +90,13 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                              "stage describes them (the reviewbot-push hook)")
     parser.add_argument("--include-untracked", action="store_true",
                         help="working mode: also review untracked files")
+    _output_arguments(parser)
+    parser.add_argument("--config", metavar="FILE", type=Path,
+                        help="the repository config to use instead of .reviewbot.toml")
+    _model_arguments(parser)
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("-q", "--quiet", action="store_true",
@@ -87,19 +105,20 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text format: also list every unit with its tags and rating")
     parser.add_argument("--output-dir", metavar="DIR", type=Path,
                         help="where run artifacts go (default: .reviewbot/runs in the repo)")
-    parser.add_argument("--config", metavar="FILE", type=Path,
-                        help="the repository config to use instead of .reviewbot.toml")
     parser.add_argument("--fail-level", choices=SEVERITIES,
                         help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("--events", metavar="FILE", type=_events_target,
+                        help="write progress events as JSON lines to FILE (- for stdout, "
+                             "which then carries only events)")
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="NAME",
                         help="the model to use (instead of REVIEWBOT_MODEL)")
     parser.add_argument("--base-url", metavar="URL",
                         help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
-    parser.add_argument("--events", metavar="FILE", type=_events_target,
-                        help="write progress events as JSON lines to FILE (- for stdout, "
-                             "which then carries only events)")
 
 
 def _events_target(value: str) -> Path | str:
@@ -144,6 +163,23 @@ def _review(args: argparse.Namespace) -> int:
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session)
+    return _print_report(outcome, config, args)
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    from reviewbot.artifacts import load_artifact
+    from reviewbot.pipeline import rerun
+    from reviewbot.schema import DiffResult
+
+    diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
+    repo = open_repo(Path(diff.repo_root))
+    events = _events(args)
+    args.config = None
+    config = _with_flags(_load_config(repo, diff.request, args), args, repo)
+    session = None if args.offline else _session(config, events)
+    with _progress(events, args):
+        outcome = rerun(args.run_dir, args.from_stage, repo, config,
+                        config.output_dir or runs_folder(repo.root, None), events, session)
     return _print_report(outcome, config, args)
 
 
@@ -292,7 +328,7 @@ def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "review": _review, "explain": _explain, "rules": _rules,
+    "review": _review, "explain": _explain, "rerun": _rerun, "rules": _rules,
 }
 
 

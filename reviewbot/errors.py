@@ -34,9 +34,3 @@ class ArtifactError(ReviewbotError):
     """A stage artifact is missing or does not match its schema."""
 
     exit_code = 2
-
-
-class ModelError(ReviewbotError):
-    """The model service failed in a way the run cannot fall back from."""
-
-    exit_code = 3

@@ -187,6 +187,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("report", ("report",), ("report",), lambda s: "writing the report", _report),
 )
 STAGE_NAMES = tuple(stage.name for stage in STAGES)
+# Stages a finished run can run again from its artifacts (the earlier ones read git).
+RERUNNABLE = STAGE_NAMES[STAGE_NAMES.index("plan"):]
 
 
 @dataclass(frozen=True)
@@ -208,8 +210,9 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
 def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_dir: Path,
           events: Events | None = None, session: ModelSession | None = None) -> ReviewOutcome:
     """A finished run's stages from `from_stage` on, again, into a new run folder."""
-    if from_stage not in STAGE_NAMES:
-        raise UsageError(f"--from must be one of {', '.join(STAGE_NAMES)}, not {from_stage!r}.")
+    if from_stage not in RERUNNABLE:
+        raise UsageError(f"--from must be one of {', '.join(RERUNNABLE)}, not {from_stage!r} "
+                         "(the earlier stages read git: run a new review for them).")
     state = load_state(source, from_stage)
     diff = cast(DiffResult, state.need("diff"))
     ctx = _context_for(repo, diff.request, config, output_dir, events, session)

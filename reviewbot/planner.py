@@ -51,7 +51,7 @@ def heuristic_item(unit: IndexUnit, reason: str) -> PlanItem:
     return PlanItem(
         unit_id=unit.unit_id,
         llm_context_level=unit.rule_context_level,
-        extra_requests=tuple(PlanRequest(type=r.type, details=r.details)  # type: ignore[arg-type]
+        extra_requests=tuple(PlanRequest(type=r.type, details=r.details)
                              for r in unit.rule_extra_requests),
         skip_review=skip,
         reason=reason,

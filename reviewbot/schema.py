@@ -18,6 +18,11 @@ Priority = Literal["high", "medium", "low"]
 Severity = Literal["error", "warning", "info"]
 Category = Literal["security", "secrets", "bug", "performance", "maintainability", "style"]
 FindingSource = Literal["rule", "model"]
+Tag = Literal[
+    "config_file", "routing_file", "ci_workflow", "dependency_manifest", "migration",
+    "test_file", "docs", "generated", "vendored", "lockfile", "only_whitespace",
+    "only_comments", "only_docs", "only_imports", "large_change", "security_sensitive",
+]
 LineKind = Literal["add", "del", "ctx"]
 
 # Ordered from narrowest to widest; fusion and budgeting compare levels by index.
@@ -76,10 +81,22 @@ class LineNumbers(Frozen):
     old_compact: str = ""
 
 
+RequestType = Literal[
+    "previous_version", "callers", "search_callers", "search", "search_config_usage",
+    "search_implementations", "search_model_usage", "search_class_methods", "scanner_issues",
+]
+# Requests that need a symbol to search for, and those that need a keyword.
+SYMBOL_REQUESTS: frozenset[str] = frozenset({
+    "callers", "search_callers", "search_implementations", "search_model_usage",
+    "search_class_methods",
+})
+KEYWORD_REQUESTS: frozenset[str] = frozenset({"search", "search_config_usage"})
+
+
 class ExtraRequest(Frozen):
     """A request for more context (docs/ARCHITECTURE.md lists the types the context stage runs)."""
 
-    type: str
+    type: RequestType
     details: str | None = None
     symbol: str | None = None
     keyword: str | None = None
@@ -90,25 +107,35 @@ class AgentDecision(Frozen):
     priority: Priority = "low"
 
 
-class ReviewUnit(Frozen):
-    """One hunk of the change (or the whole file when it has no hunks)."""
+class UnitShape(Frozen):
+    """What every view of a unit shares: where it is, its kind, its size, its rule rating."""
 
     unit_id: str
     file_path: str
-    old_path: str | None = None
-    language: str = "text"
     patch_type: PatchType
-    old_mode: str | None = None
-    new_mode: str | None = None
-    tags: tuple[str, ...] = ()
+    tags: tuple[Tag, ...] = ()
     metrics: Metrics = Metrics()
     line_numbers: LineNumbers = LineNumbers()
     # Rule fields: neutral until the rule stage fills them.
     rule_context_level: ContextLevel = "diff_only"
     rule_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+class IndexUnit(UnitShape):
+    """A unit in review_index: everything but the diff text (seed 004 section 6)."""
+
+    old_path: str | None = None
+    language: str = "text"
     rule_notes: tuple[str, ...] = ()
     rule_extra_requests: tuple[ExtraRequest, ...] = ()
     agent_decision: AgentDecision = AgentDecision()
+
+
+class ReviewUnit(IndexUnit):
+    """One hunk of the change (or the whole file when it has no hunks)."""
+
+    old_mode: str | None = None
+    new_mode: str | None = None
     hunk: Hunk | None = None
 
 
@@ -165,6 +192,11 @@ class Finding(Frozen):
     suggestion: str = ""
     source: FindingSource = "rule"
     unit_id: str | None = None
+    # The code the finding is about, as quoted by its author (the verifier checks it).
+    evidence: str = ""
+    # False when its lines are outside the change's hunks: reported in summaries, never
+    # posted on a line.
+    in_diff: bool = True
 
 
 class RuleMeta(Frozen):
@@ -184,24 +216,6 @@ class RulesResult(Frozen):
     findings: tuple[Finding, ...] = ()
     # Units dropped by the config's ignore globs.
     ignored_units: int = 0
-
-
-class IndexUnit(Frozen):
-    """A unit in review_index: everything but the diff text (seed 004 section 6)."""
-
-    unit_id: str
-    file_path: str
-    old_path: str | None = None
-    language: str
-    patch_type: PatchType
-    tags: tuple[str, ...] = ()
-    metrics: Metrics
-    rule_context_level: ContextLevel
-    rule_confidence: float
-    rule_notes: tuple[str, ...] = ()
-    rule_extra_requests: tuple[ExtraRequest, ...] = ()
-    line_numbers: LineNumbers
-    agent_decision: AgentDecision
 
 
 class ReviewMetadata(Frozen):
@@ -232,18 +246,10 @@ class ReviewIndex(Frozen):
 class PlannerRequest(Frozen):
     """An extra request as the planner sees it: only its type (docs/ARCHITECTURE.md)."""
 
-    type: str
+    type: RequestType
 
 
-class PlannerUnit(Frozen):
-    unit_id: str
-    file_path: str
-    patch_type: PatchType
-    tags: tuple[str, ...] = ()
-    metrics: Metrics
-    rule_context_level: ContextLevel
-    rule_confidence: float
-    line_numbers: LineNumbers
+class PlannerUnit(UnitShape):
     rule_extra_requests: tuple[PlannerRequest, ...] = ()
 
 
@@ -273,16 +279,6 @@ class RunReport(Frozen):
 
 # --- planning (steps 4 and 5) ----------------------------------------------------------
 
-RequestType = Literal[
-    "previous_version", "callers", "search_callers", "search", "search_config_usage",
-    "search_implementations", "search_model_usage", "search_class_methods", "scanner_issues",
-]
-# Requests that need a symbol to search for, and those that need a keyword.
-SYMBOL_REQUESTS: frozenset[str] = frozenset({
-    "callers", "search_callers", "search_implementations", "search_model_usage",
-    "search_class_methods",
-})
-KEYWORD_REQUESTS: frozenset[str] = frozenset({"search", "search_config_usage"})
 PlanSource = Literal["model", "heuristic"]
 
 

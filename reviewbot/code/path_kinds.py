@@ -6,8 +6,10 @@ from collections.abc import Iterable
 from fnmatch import fnmatch
 from pathlib import PurePosixPath
 
+from reviewbot.schema import Tag
+
 # (tag, glob patterns on the lower-cased path). A path can carry several tags.
-_PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+_PATH_TAGS: tuple[tuple[Tag, tuple[str, ...]], ...] = (
     ("lockfile", ("*package-lock.json", "*yarn.lock", "*pnpm-lock.yaml", "*poetry.lock",
                   "*pipfile.lock", "*cargo.lock", "*go.sum", "*gemfile.lock",
                   "*composer.lock", "*uv.lock", "*npm-shrinkwrap.json")),
@@ -39,7 +41,7 @@ _PATH_TAGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def path_tags(path: str) -> list[str]:
+def path_tags(path: str) -> list[Tag]:
     lowered = path.lower()
     return [tag for tag, globs in _PATH_TAGS if any(fnmatch(lowered, g) for g in globs)]
 

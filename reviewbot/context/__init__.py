@@ -82,7 +82,8 @@ def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
     ctx = UnitContext(unit=unit, source=source, searcher=Searcher(source, unit.file_path),
                       findings=findings)
     for request in plan_item.extra_requests:
-        for name, value in HANDLERS[request.type](ctx, request).items():
+        fetched: dict[str, Any] = dict(HANDLERS[request.type](ctx, request))
+        for name, value in fetched.items():
             parts[name] = (parts.get(name) or []) + value if name in _LIST_PARTS else value
     redactor = redactor or Redactor()
     parts = {name: _redacted(value, redactor, unit.file_path) for name, value in parts.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
@@ -20,7 +20,16 @@ from reviewbot.source import RepoSource
 
 MAX_CALLERS = 10
 PREVIOUS_MARGIN = 10
-Parts = dict[str, Any]
+
+
+class Parts(TypedDict, total=False):
+    """The bundle fields a request fills (see BundleItem)."""
+
+    previous_version: str | None
+    callers: list[CodeHit]
+    search_hits: list[CodeHit]
+    class_methods: list[str]
+    scanner_issues: list[str]
 
 
 @dataclass

@@ -22,7 +22,6 @@ from reviewbot.rules.base import (
 )
 from reviewbot.rules.tagging import apply, assess, has_generated_banner
 from reviewbot.schema import (
-    SEVERITY_RANK,
     Finding,
     HistoryLine,
     ReviewUnit,
@@ -152,7 +151,3 @@ def _default_severity(hit: Hit, rule: Rule, change: FileChange) -> Severity:
 def _adds_line(unit: ReviewUnit, number: int) -> bool:
     return unit.hunk is not None and any(
         line.new_lineno == number for line in unit.hunk.lines if line.kind == "add")
-
-
-def at_or_above(findings: Iterable[Finding], level: Severity) -> list[Finding]:
-    return [f for f in findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[level]]

@@ -24,6 +24,7 @@ from reviewbot.schema import (
     Finding,
     Priority,
     ReviewUnit,
+    Tag,
 )
 
 LARGE_CHANGE_LINES = 200
@@ -62,7 +63,7 @@ _SECURITY_PATH = re.compile(
 
 @dataclass(frozen=True)
 class Assessment:
-    tags: tuple[str, ...]
+    tags: tuple[Tag, ...]
     level: ContextLevel
     confidence: float
     priority: Priority
@@ -70,12 +71,12 @@ class Assessment:
     requests: tuple[ExtraRequest, ...]
 
 
-def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> list[str]:
+def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> list[Tag]:
     """Tags that describe the edit itself, from the hunk's added and removed lines."""
     if unit.hunk is None:
         return []
     changed = [line for line in unit.hunk.lines if line.kind != "ctx"]
-    tags: list[str] = []
+    tags: list[Tag] = []
     if changed and _only_whitespace(changed):
         tags.append("only_whitespace")
     meaningful = [line.text for line in changed if line.text.strip()]
