@@ -12,6 +12,7 @@ Importing this package costs nothing: the SDK is imported by `open_session` only
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 
 from reviewbot.config import Config
@@ -29,6 +30,12 @@ def open_session(config: Config, notify: Callable[[str], None] = lambda message:
     """A session with the configured model, or None (offline) when none is configured."""
     settings = model_settings(config, notify=notify)
     if settings is None:
+        return None
+    if importlib.util.find_spec("openai") is None:
+        notify(f"the model {settings.model!r} is configured but the `openai` package is not "
+               "installed, so this run is offline. Install it with `pip install "
+               "'reviewbot[model]'` (in a pre-commit hook: `additional_dependencies: "
+               "['openai>=3.0']`).")
         return None
     return session_for_settings(settings, redactor)
 

@@ -121,3 +121,18 @@ def test_a_refused_request_without_a_key_says_which_variable(
     assert "no API key was sent (OPENAI_API_KEY is not set)" in err
     assert "authorization" not in fake_openai.received[0].headers or \
         fake_openai.received[0].headers["authorization"] == "Bearer not-needed"
+
+
+def test_a_model_without_the_openai_package_runs_offline_and_says_how_to_fix(
+        staged: GitFixture, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "openai" else real(name, *a))
+    code = main(["--repo", str(staged.root)])
+    err = capsys.readouterr().err
+    assert code == 1  # the rules' finding, as offline
+    assert "the `openai` package is not installed" in err
+    assert "pip install 'reviewbot[model]'" in err
