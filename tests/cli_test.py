@@ -120,7 +120,8 @@ def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> Non
         "import sys\n"
         "from reviewbot.cli import main\n"
         f"code = main(['--repo', {str(repo.root)!r}, '--offline', '--format', 'json'])\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'github'))\n"
+        "heavy = sorted(m for m in sys.modules\n"
+        "                if m.split('.')[0] in ('openai', 'github', 'httpx2'))\n"
         "print('HEAVY', heavy, code, file=sys.stderr)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

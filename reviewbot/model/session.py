@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient, printable
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
-from reviewbot.model.transport import ChatRequest, ModelCallFailed, ModelClient, printable
 from reviewbot.redaction import Redactor
 from reviewbot.schema import ModelCall
 

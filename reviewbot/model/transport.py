@@ -20,56 +20,26 @@ from __future__ import annotations
 
 import math
 import queue
-import re
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 # This module is imported only when a model is configured (see reviewbot.model.open_session).
 import httpx2
 
-from reviewbot.model.messages import ChatMessage, ChatReply, ToolSpec
+from reviewbot.model.client import ChatRequest, ModelCallFailed
+from reviewbot.model.messages import ChatReply
 from reviewbot.model.settings import ModelSettings
 from reviewbot.model.wire import BadReply, parse_reply
 
 T = TypeVar("T")
 MAX_RETRY_AFTER_S = 10.0
-MAX_ERROR_CHARS = 300
 _RETRY_STATUS = frozenset({408, 429})
 # Local servers (Ollama, llama.cpp, vLLM) need no key, but the SDK insists on one.
 NO_KEY = "not-needed"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    model: str
-    messages: tuple[ChatMessage, ...]
-    tools: tuple[ToolSpec, ...] = ()
-    # The wire value of `response_format`, or None to send none.
-    response_format: Mapping[str, Any] | None = None
-
-
-class ModelCallFailed(Exception):
-    """One request failed. `outcome` is a short code; `transient` whether to retry it."""
-
-    def __init__(self, outcome: str, detail: str, *, transient: bool = False,
-                 retry_after: float | None = None, status: int | None = None) -> None:
-        super().__init__(printable(detail)[:MAX_ERROR_CHARS])
-        self.outcome = outcome
-        self.transient = transient
-        self.retry_after = retry_after
-        self.status = status
-
-
-class ModelClient(Protocol):
-    def send(self, request: ChatRequest, deadline: float) -> ChatReply:
-        """One request, answered before `deadline` (time.monotonic) or ModelCallFailed."""
-        ...
 
 
 class OpenAITransport:
@@ -152,12 +122,6 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     if not math.isfinite(seconds) or seconds < 0:
         return None
     return min(seconds, MAX_RETRY_AFTER_S)
-
-
-def printable(text: str) -> str:
-    """Server text for a terminal: control characters and bidi overrides become one space,
-    so no escape sequence runs and no forged line ("all checks passed") starts."""
-    return _CONTROL.sub(" ", text).strip()
 
 
 def run_before(deadline: float, work: Callable[[], T]) -> T:

@@ -1,0 +1,50 @@
+"""What a model client is, without importing one: the request, its failure, the Protocol.
+
+The session depends on this module only; `transport.py` (which imports the SDK and its HTTP
+library) is loaded when a model is actually used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from reviewbot.model.messages import ChatMessage, ChatReply, ToolSpec
+
+MAX_ERROR_CHARS = 300
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    model: str
+    messages: tuple[ChatMessage, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    # The wire value of `response_format`, or None to send none.
+    response_format: Mapping[str, Any] | None = None
+
+
+class ModelCallFailed(Exception):
+    """One request failed. `outcome` is a short code; `transient` whether to retry it."""
+
+    def __init__(self, outcome: str, detail: str, *, transient: bool = False,
+                 retry_after: float | None = None, status: int | None = None) -> None:
+        super().__init__(printable(detail)[:MAX_ERROR_CHARS])
+        self.outcome = outcome
+        self.transient = transient
+        self.retry_after = retry_after
+        self.status = status
+
+
+class ModelClient(Protocol):
+    def send(self, request: ChatRequest, deadline: float) -> ChatReply:
+        """One request, answered before `deadline` (time.monotonic) or ModelCallFailed."""
+        ...
+
+
+def printable(text: str) -> str:
+    """Server text for a terminal: control characters and bidi overrides become one space,
+    so no escape sequence runs and no forged line ("all checks passed") starts."""
+    return _CONTROL.sub(" ", text).strip()
