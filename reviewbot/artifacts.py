@@ -47,7 +47,9 @@ STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "report": (9, RunReport),
 }
 REPORT_FILE = "step9_report.json"
-RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
+# Named so that sorting by name is sorting by time (to the microsecond), runs of one
+# second included.
+RUN_ID = re.compile(r"^\d{8}T\d{6}(?:\.\d{6})?Z-[0-9a-f]{6}$")
 
 _GITIGNORE = "# Written by reviewbot: run artifacts are local and never committed.\n*\n"
 
@@ -97,7 +99,7 @@ def write_private(target: Path, text: str) -> None:
 
 
 def new_run_id(now: datetime | None = None) -> str:
-    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S.%fZ")
     return f"{stamp}-{secrets.token_hex(3)}"
 
 

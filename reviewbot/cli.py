@@ -23,6 +23,7 @@ from reviewbot.config import SEVERITIES, Config, Origin, load_config
 from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
 from reviewbot.paths import crash_log_folders, runs_folder
+from reviewbot.redaction import Redactor
 from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
 
@@ -156,14 +157,16 @@ def _review(args: argparse.Namespace) -> int:
 
     check_flags(args)
     repo = open_repo(args.repo)
-    events = _events(args)
+    redactor = Redactor()
+    events = _events(args, redactor)
     request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args), args, repo)
-    session = None if args.offline else _session(config, events)
+    session = None if args.offline else _session(config, events, redactor)
     with _progress(events, args):
         outcome = run_review(repo, request, config,
-                             config.output_dir or runs_folder(repo.root, None), events, session)
-    return _print_report(outcome, config, args)
+                             config.output_dir or runs_folder(repo.root, None), events, session,
+                             redactor)
+    return _print_report(outcome, config, args, redactor)
 
 
 def _rerun(args: argparse.Namespace) -> int:
@@ -173,17 +176,20 @@ def _rerun(args: argparse.Namespace) -> int:
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
     repo = open_repo(Path(diff.repo_root))
-    events = _events(args)
+    redactor = Redactor()
+    events = _events(args, redactor)
     args.config = None
     config = _with_flags(_load_config(repo, diff.request, args), args, repo)
-    session = None if args.offline else _session(config, events)
+    session = None if args.offline else _session(config, events, redactor)
     with _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
-                        config.output_dir or runs_folder(repo.root, None), events, session)
-    return _print_report(outcome, config, args)
+                        config.output_dir or runs_folder(repo.root, None), events, session,
+                        redactor)
+    return _print_report(outcome, config, args, redactor)
 
 
-def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace) -> int:
+def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
+                  redactor: Redactor) -> int:
     from reviewbot.pipeline import fails
     from reviewbot.report import ReportInput, render
     from reviewbot.rules import rule_metadata
@@ -192,17 +198,18 @@ def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespa
                        rules=rule_metadata(), verbose=args.verbose, quiet=args.quiet,
                        color=sys.stdout.isatty())
     if args.events != "-":  # with events on stdout, the final_report event says where it is
-        output = render(args.format, data)
+        # The report quotes file names and code: it leaves through the redaction pass too.
+        output = redactor.text(render(args.format, data), literal_bare_values=False)
         if output:
             print(output)
     return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
 
 
-def _events(args: argparse.Namespace) -> Events:
+def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
     """The run's emitter: notices on stderr, and `--events` as JSON lines if asked."""
     from reviewbot.events import Events, jsonl_writer
 
-    events = Events()
+    events = Events(redact=lambda text: redactor.text(text, literal_bare_values=False))
     events.subscribe(lambda event: _notice(event.message) if event.kind == "notice" else None)
     if args.events == "-":
         events.subscribe(jsonl_writer(sys.stdout))
@@ -275,11 +282,11 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
                        revision=f"{request.base} (the base)", repo_config=args.config)
 
 
-def _session(config: Config, events: Events) -> ModelSession | None:
+def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession | None:
     """A session with the configured model; None (offline) when no model is configured."""
     from reviewbot.model import open_session
 
-    return open_session(config, notify=events.notice)
+    return open_session(config, notify=events.notice, redactor=redactor)
 
 
 def _notice(message: str) -> None:
@@ -314,13 +321,16 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
 
 
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
-    """Save the traceback where the user can find it; the terminal gets one line."""
+    """Save the traceback where the user can find it (owner-only, through the redaction
+    pass); the terminal gets one line."""
+    from reviewbot.artifacts import write_private
+
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             log = folder / f"reviewbot-crash-{stamp}.log"
-            log.write_text(traceback.format_exc(), encoding="utf-8")
+            write_private(log, Redactor().text(traceback.format_exc()))
             return log.resolve()
         except OSError:
             continue

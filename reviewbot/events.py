@@ -40,10 +40,15 @@ Subscriber = Callable[[Event], None]
 
 
 class Events:
-    """The run's emitter. Thread-safe: review workers emit from their own threads."""
+    """The run's emitter. Thread-safe: review workers emit from their own threads.
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    Every message and string value goes through `redact` (the run's redaction pass) before
+    any subscriber sees it."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 redact: Callable[[str], str] = lambda text: text) -> None:
         self._clock = clock
+        self._redact = redact
         self._started = clock()
         self._subscribers: list[Subscriber] = []
         self._lock = threading.Lock()
@@ -53,7 +58,9 @@ class Events:
             self._subscribers.append(subscriber)
 
     def emit(self, kind: EventKind, message: str, **data: Any) -> Event:
-        event = Event(kind=kind, message=message, data=data,
+        clean = {key: self._redact(value) if isinstance(value, str) else value
+                 for key, value in data.items()}
+        event = Event(kind=kind, message=self._redact(message), data=clean,
                       elapsed_ms=round((self._clock() - self._started) * 1000))
         with self._lock:
             subscribers = list(self._subscribers)

@@ -6,13 +6,18 @@
   either (`dropped_by_fusion_low_confidence`); otherwise the model's skip stands.
 - The final context level is the wider of the two when the rules are confident, the
   model's when they are not.
-- The model's extra requests win; the rules' fill in when the model gives none. Every
-  request leaves fusion executable: `details` becomes the `symbol` or `keyword` the context
-  stage searches for, inferred from the hunk when the model gave none (the gap 004 admits).
+- The model's extra requests come first; the rules' fill in when the model gives none, and
+  for high- and medium-risk units they are kept as well (a reviewer never loses the rule
+  findings or the callers where they matter most). Every request leaves fusion executable:
+  `details` becomes the `symbol` or `keyword` the context stage searches for, inferred from
+  the hunk when the model gave none (the gap 004 admits). A needle that is not something a
+  reviewer would search for (a NUL, a newline, 33 KB of text) is dropped and reported, and a
+  unit keeps at most MAX_REQUESTS_PER_UNIT requests.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
@@ -30,6 +35,10 @@ from reviewbot.schema import (
 )
 
 CONFIDENT = 0.7
+MAX_REQUESTS_PER_UNIT = 8
+MAX_NEEDLE_CHARS = 100
+# A symbol: an identifier, possibly qualified (`Cart.total`, `pkg::fn`, `$el`).
+_SYMBOL = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
 HIGH_CONFIDENCE_FALLBACK = "rule_high_confidence_fallback"
 DROPPED_LOW_CONFIDENCE = "dropped_by_fusion_low_confidence"
 
@@ -75,29 +84,51 @@ def _wider(a: ContextLevel, b: ContextLevel) -> ContextLevel:
 
 def _requests(unit: ReviewUnit,
               item: PlanItem | None) -> tuple[tuple[ExtraRequest, ...], list[str]]:
-    proposed = ([ExtraRequest(type=r.type, details=r.details) for r in item.extra_requests]
-                if item and item.extra_requests else list(unit.rule_extra_requests))
+    from_model = [ExtraRequest(type=r.type, details=r.details)
+                  for r in (item.extra_requests if item else ())]
+    keep_rules = not from_model or unit.agent_decision.priority in ("high", "medium")
+    proposed = from_model + (list(unit.rule_extra_requests) if keep_rules else [])
     executable: list[ExtraRequest] = []
     lost: list[str] = []
     for request in proposed:
         ready = executable_request(unit, request)
         if ready is None:
-            lost.append(f"{unit.unit_id}: {request.type} (nothing to search for)")
-        elif ready not in executable:
+            lost.append(f"{unit.unit_id}: {request.type} ({_why_not(request)})")
+        elif any(_same(ready, other) for other in executable):
+            continue
+        elif len(executable) >= MAX_REQUESTS_PER_UNIT:
+            lost.append(f"{unit.unit_id}: {request.type} (over {MAX_REQUESTS_PER_UNIT} "
+                        "requests for one unit)")
+        else:
             executable.append(ready)
     return tuple(executable), lost
 
 
+def _same(a: ExtraRequest, b: ExtraRequest) -> bool:
+    """The same fetch, whoever asked for it and however they described it."""
+    return (a.type, a.symbol, a.keyword) == (b.type, b.symbol, b.keyword)
+
+
+def _why_not(request: ExtraRequest) -> str:
+    details = (request.details or "").strip()
+    return "not a searchable name" if details else "nothing to search for"
+
+
 def executable_request(unit: ReviewUnit, request: ExtraRequest) -> ExtraRequest | None:
-    """The request with the `symbol` or `keyword` the context stage needs, or None."""
+    """The request with the `symbol` or `keyword` the context stage needs, or None when
+    there is nothing sensible to search for."""
     details = (request.details or "").strip() or None
     if request.type in SYMBOL_REQUESTS:
         symbol = request.symbol or details or infer_symbol(unit)
-        return request.model_copy(update={"symbol": symbol}) if symbol else None
+        if not symbol or len(symbol) > MAX_NEEDLE_CHARS or not _SYMBOL.match(symbol):
+            return None
+        return request.model_copy(update={"symbol": symbol, "details": symbol})
     if request.type in KEYWORD_REQUESTS:
         keyword = request.keyword or details or infer_keyword(unit)
-        return request.model_copy(update={"keyword": keyword}) if keyword else None
-    return request
+        if not keyword or len(keyword) > MAX_NEEDLE_CHARS or not keyword.isprintable():
+            return None
+        return request.model_copy(update={"keyword": keyword, "details": keyword})
+    return request.model_copy(update={"details": None})
 
 
 def infer_symbol(unit: ReviewUnit) -> str | None:

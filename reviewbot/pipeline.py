@@ -25,7 +25,7 @@ from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
-from reviewbot.redaction import Redactor
+from reviewbot.redaction import Redactor, block_lines
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
@@ -102,10 +102,22 @@ class Stage:
 
 def _diff(ctx: RunContext, state: RunState) -> RunState:
     diff = collect(ctx.repo, ctx.request)
+    ctx.redactor.add(_multiline_secrets(diff.units))
     ctx.run_dir.write("diff", diff)
     for note in diff.notes:
         ctx.events.notice(note)
     return replace(state, diff=diff)
+
+
+def _multiline_secrets(units: Iterable[ReviewUnit]) -> set[str]:
+    """Lines of private-key blocks on either side of the hunks (one string per line in the
+    artifacts, so the pass must know them as values)."""
+    found: set[str] = set()
+    for unit in units:
+        lines = unit.hunk.lines if unit.hunk else ()
+        for side in (("add", "ctx"), ("del", "ctx")):
+            found |= block_lines([line.text for line in lines if line.kind in side])
+    return found
 
 
 def _rules(ctx: RunContext, state: RunState) -> RunState:
@@ -201,21 +213,22 @@ class ReviewOutcome:
 
 
 def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
-               events: Events | None = None,
-               session: ModelSession | None = None) -> ReviewOutcome:
-    ctx = _context_for(repo, request, config, output_dir, events, session)
+               events: Events | None = None, session: ModelSession | None = None,
+               redactor: Redactor | None = None) -> ReviewOutcome:
+    ctx = _context_for(repo, request, config, output_dir, events, session, redactor)
     return _finish(ctx, run_stages(ctx, RunState()))
 
 
 def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_dir: Path,
-          events: Events | None = None, session: ModelSession | None = None) -> ReviewOutcome:
+          events: Events | None = None, session: ModelSession | None = None,
+          redactor: Redactor | None = None) -> ReviewOutcome:
     """A finished run's stages from `from_stage` on, again, into a new run folder."""
     if from_stage not in RERUNNABLE:
         raise UsageError(f"--from must be one of {', '.join(RERUNNABLE)}, not {from_stage!r} "
                          "(the earlier stages read git: run a new review for them).")
     state = load_state(source, from_stage)
     diff = cast(DiffResult, state.need("diff"))
-    ctx = _context_for(repo, diff.request, config, output_dir, events, session)
+    ctx = _context_for(repo, diff.request, config, output_dir, events, session, redactor)
     for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
         for name in stage.artifacts:
             ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name, name))
@@ -244,9 +257,12 @@ def run_stages(ctx: RunContext, state: RunState, start: str = STAGE_NAMES[0]) ->
 
 
 def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
-                 events: Events | None, session: ModelSession | None) -> RunContext:
+                 events: Events | None, session: ModelSession | None,
+                 redactor: Redactor | None) -> RunContext:
+    """The run's context. One redaction pass for everything: the session's, the caller's,
+    or a new one."""
     now = datetime.now(UTC)
-    redactor = session.redactor if session is not None else Redactor()
+    redactor = session.redactor if session is not None else (redactor or Redactor())
     run_dir = create_run_dir(output_dir, new_run_id(now), config.output_origin, redactor,
                              config.keep_runs)
     return RunContext(repo=repo, request=request, config=config, run_dir=run_dir,
@@ -257,8 +273,9 @@ def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_d
 def _finish(ctx: RunContext, state: RunState) -> ReviewOutcome:
     report = cast(RunReport, state.need("report"))
     rules = cast(RulesResult, state.need("rules"))
-    return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state,
-                         code=finding_code(rules.units, report.findings))
+    code = {key: ctx.redactor.text(line, literal_bare_values=False)
+            for key, line in finding_code(rules.units, report.findings).items()}
+    return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state, code=code)
 
 
 def finding_code(units: Iterable[ReviewUnit],

@@ -12,9 +12,10 @@ It finds secrets itself rather than trusting a list of values found elsewhere:
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 MASK = "[REDACTED]"
@@ -104,6 +105,23 @@ def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
         for match in BARE_ASSIGNMENT.finditer(text):
             if not _REFERENCE.search(match.group("value")):
                 found.append(Found(match.start("value"), match.end("value"), "credential"))
+    return found
+
+
+def block_lines(lines: Sequence[str]) -> set[str]:
+    """The lines inside multi-line secrets (private-key blocks) of consecutive lines.
+
+    Structured data (a diff's lines, one string each) would hide a key's body from a pass
+    that sees one string at a time: these lines become known values of the Redactor."""
+    text = "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    found: set[str] = set()
+    for match in PRIVATE_KEY.finditer(text):
+        first = bisect.bisect_right(starts, match.start()) - 1
+        last = bisect.bisect_right(starts, max(match.end() - 1, match.start())) - 1
+        found |= {line.strip() for line in lines[first:last + 1] if len(line.strip()) >= 8}
     return found
 
 

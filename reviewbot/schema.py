@@ -7,9 +7,10 @@ Models are frozen: a stage returns new objects rather than editing its input.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 Mode = Literal["staged", "working", "pr"]
 PatchType = Literal["add", "modify", "delete", "rename", "binary", "mode"]
@@ -282,19 +283,41 @@ class RunReport(Frozen):
 PlanSource = Literal["model", "heuristic"]
 
 
+# What a model may say, in size: longer text is cut (and says so), longer lists are cut.
+MAX_REASON_CHARS = 300
+MAX_DETAILS_CHARS = 200
+MAX_REQUESTS_PER_ITEM = 16
+MAX_PLAN_ITEMS = 1000
+
+
+def clipped_text(limit: int) -> Callable[[object], object]:
+    def clip(value: object) -> object:
+        if isinstance(value, str) and len(value) > limit:
+            return value[:limit] + f"... [{len(value) - limit:,} characters cut]"
+        return value
+    return clip
+
+
+def clipped_list(limit: int) -> Callable[[object], object]:
+    def clip(value: object) -> object:
+        return value[:limit] if isinstance(value, list | tuple) else value
+    return clip
+
+
 class PlanRequest(Frozen):
     type: RequestType
-    details: str | None = None
+    details: Annotated[str | None, BeforeValidator(clipped_text(MAX_DETAILS_CHARS))] = None
 
 
 class PlanItem(Frozen):
     """The planner's decision for one unit (seed 004 section 2, llm_plan)."""
 
-    unit_id: str
+    unit_id: Annotated[str, BeforeValidator(clipped_text(64))]
     llm_context_level: ContextLevel
-    extra_requests: tuple[PlanRequest, ...] = ()
+    extra_requests: Annotated[tuple[PlanRequest, ...],
+                              BeforeValidator(clipped_list(MAX_REQUESTS_PER_ITEM))] = ()
     skip_review: bool = False
-    reason: str = ""
+    reason: Annotated[str, BeforeValidator(clipped_text(MAX_REASON_CHARS))] = ""
 
 
 class PlanReply(BaseModel):
@@ -302,7 +325,7 @@ class PlanReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    plan: list[PlanItem]
+    plan: Annotated[list[PlanItem], BeforeValidator(clipped_list(MAX_PLAN_ITEMS))]
 
 
 class LlmPlan(Frozen):

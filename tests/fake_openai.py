@@ -21,6 +21,11 @@ class Scripted:
     body: Any = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    # Seconds between bytes of the body (a server that trickles its answer).
+    trickle: float = 0.0
+    content_type: str = "application/json"
+    # Replace "{AUTH}" in the body with the Authorization header the request carried.
+    echo_auth: bool = False
 
 
 @dataclass
@@ -28,6 +33,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    # The request exactly as it arrived (headers and body), for leak checks.
+    raw: bytes = b""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -53,6 +60,9 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.script: deque[Scripted] = deque()
         self.received: list[Received] = []
+        # Answered when the script is empty (a server that always says the same).
+        self.default: Scripted | None = None
+        self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -61,20 +71,29 @@ class FakeOpenAI:
                 raw = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 fake.received.append(Received(path=self.path, headers=headers,
-                                              body=json.loads(raw or b"{}")))
-                step = fake.script.popleft() if fake.script else Scripted(
-                    500, {"error": {"message": "the test scripted no more replies"}})
+                                              body=json.loads(raw or b"{}"),
+                                              raw=str(self.headers).encode() + raw))
+                step = fake.next_step()
                 time.sleep(step.delay)
                 payload = (step.body if isinstance(step.body, bytes)
                            else json.dumps(step.body).encode())
+                if step.echo_auth:
+                    auth = headers.get("authorization", "")
+                    payload = payload.replace(b"{AUTH}", json.dumps(auth)[1:-1].encode())
                 try:
                     self.send_response(step.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", step.content_type)
                     self.send_header("content-length", str(len(payload)))
                     for name, value in step.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if step.trickle:
+                        for index in range(len(payload)):
+                            self.wfile.write(payload[index:index + 1])
+                            self.wfile.flush()
+                            time.sleep(step.trickle)
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test); nothing to answer
 
@@ -85,6 +104,14 @@ class FakeOpenAI:
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
                                         daemon=True)
+
+    def next_step(self) -> Scripted:
+        with self._lock:
+            if self.script:
+                return self.script.popleft()
+            if self.default is not None:
+                return self.default
+        return Scripted(500, {"error": {"message": "the test scripted no more replies"}})
 
     @property
     def base_url(self) -> str:
@@ -118,3 +145,12 @@ class FakeOpenAI:
 
     def reply_slowly(self, delay: float, data: Any) -> None:
         self.script.append(Scripted(body=completion(json.dumps(data)), delay=delay))
+
+    def reply_raw(self, body: bytes, *, status: int = 200, content_type: str = "application/json",
+                  trickle: float = 0.0, headers: dict[str, str] | None = None) -> None:
+        self.script.append(Scripted(status=status, body=body, content_type=content_type,
+                                    trickle=trickle, headers=headers or {}))
+
+    def requests_text(self) -> str:
+        """Every request the server received, as text (headers and bodies)."""
+        return b"\n".join(r.raw for r in self.received).decode("utf-8", "replace")

@@ -74,13 +74,45 @@ def test_no_model_item_keeps_the_rule_plan() -> None:
     assert [r.type for r in fused.extra_requests] == ["previous_version"]
 
 
-def test_model_requests_win_and_rules_fill_in() -> None:
-    rule_requests = (ExtraRequest(type="previous_version"),)
-    u = unit("high", 0.9, requests=rule_requests)
-    with_model = fuse_unit(u, model(u, "function", requests=(("search", "charge"),)))[0]
-    assert [(r.type, r.keyword) for r in with_model.extra_requests] == [("search", "charge")]
-    without = fuse_unit(u, model(u, "function"))[0]
-    assert [r.type for r in without.extra_requests] == ["previous_version"]
+def test_model_requests_come_first_and_risky_units_keep_the_rules_requests() -> None:
+    rule_requests = (ExtraRequest(type="scanner_issues"),
+                     ExtraRequest(type="search_callers", details="pay", symbol="pay"))
+    risky = unit("high", 0.9, requests=rule_requests)
+    with_model = fuse_unit(risky, model(risky, "function", requests=(("search", "charge"),)))[0]
+    assert [(r.type, r.keyword or r.symbol) for r in with_model.extra_requests] == [
+        ("search", "charge"), ("scanner_issues", None), ("search_callers", "pay")]
+    quiet = unit("low", 0.9, requests=rule_requests)
+    model_only = fuse_unit(quiet, model(quiet, "function", requests=(("search", "charge"),)))[0]
+    assert [r.type for r in model_only.extra_requests] == ["search"]
+    without = fuse_unit(quiet, model(quiet, "function"))[0]
+    assert [r.type for r in without.extra_requests] == ["scanner_issues", "search_callers"]
+
+
+@pytest.mark.parametrize(("details", "kept"), [
+    ("x" * 33_000, []),
+    ("pay\0rm -rf", []),
+    ("line one\nline two", []),
+    # Not a name, but a fine keyword: git grep gets it after -e, never as an option.
+    ("--output=/tmp/x", [("search", "--output=/tmp/x")]),
+])
+def test_needles_a_reviewer_would_not_search_for_are_dropped(
+        details: str, kept: list[tuple[str, str]]) -> None:
+    u = unit("low", 0.9)
+    fused, lost = fuse_unit(u, model(u, "function", requests=(("search_callers", details),
+                                                             ("search", details))))
+    assert [(r.type, r.symbol or r.keyword) for r in fused.extra_requests] == kept
+    assert len(lost) == 2 - len(kept)
+    assert all("not a searchable name" in reason for reason in lost)
+
+
+def test_a_unit_keeps_at_most_eight_requests() -> None:
+    u = unit("low", 0.9)
+    asks = tuple(("search", f"word{n}") for n in range(2000))
+    item = model(u, "function", requests=asks)
+    assert len(item.extra_requests) == 16  # a plan item holds at most 16
+    fused, lost = fuse_unit(u, item)
+    assert len(fused.extra_requests) == 8
+    assert len(lost) == 8 and "over 8 requests for one unit" in lost[0]
 
 
 @pytest.mark.parametrize(("request_type", "details", "field", "expected"), [

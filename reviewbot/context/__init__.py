@@ -23,7 +23,7 @@ from reviewbot.context.budget import (
     numbered,
 )
 from reviewbot.context.requests import HANDLERS, UnitContext
-from reviewbot.context.search import Searcher
+from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
 from reviewbot.redaction import Redactor
 from reviewbot.schema import (
     CONTEXT_LEVELS,
@@ -59,11 +59,13 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
     remaining = config.limits.context_run_tokens
     built: dict[str, BundleItem] = {}
     redactor = redactor or Redactor()
+    searches = SearchBudget()
     for plan_item in order:
         unit = by_id[plan_item.unit_id]
         own = [f for f in findings if f.unit_id == unit.unit_id]
         item = build_item(unit, plan_item, own, source, min(config.limits.context_unit_tokens,
-                                                            max(remaining, 0)), redactor)
+                                                            max(remaining, 0)), redactor,
+                          searches)
         remaining -= item.tokens
         built[unit.unit_id] = item
     items = tuple(built[i.unit_id] for i in kept)
@@ -75,19 +77,22 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
 
 
 def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
-               source: RepoSource, budget: int,
-               redactor: Redactor | None = None) -> BundleItem:
+               source: RepoSource, budget: int, redactor: Redactor | None = None,
+               searches: SearchBudget | None = None) -> BundleItem:
     clipped: list[str] = []
     parts = _level_parts(unit, plan_item, source, clipped)
-    ctx = UnitContext(unit=unit, source=source, searcher=Searcher(source, unit.file_path),
-                      findings=findings)
+    searcher = Searcher(source, unit.file_path, searches or SearchBudget())
+    ctx = UnitContext(unit=unit, source=source, searcher=searcher, findings=findings)
     for request in plan_item.extra_requests:
         fetched: dict[str, Any] = dict(HANDLERS[request.type](ctx, request))
         for name, value in fetched.items():
             parts[name] = (parts.get(name) or []) + value if name in _LIST_PARTS else value
+    if searcher.skipped:
+        clipped.append(f"{searcher.skipped} searches skipped: the run's "
+                       f"{MAX_SEARCHES_PER_RUN} searches were spent")
     redactor = redactor or Redactor()
     parts = {name: _redacted(value, redactor, unit.file_path) for name, value in parts.items()}
-    complete = _fit(parts, budget, clipped)
+    complete = _fit(parts, budget, clipped) and not searcher.skipped
     fields = {k: tuple(v) if k in _LIST_PARTS else v for k, v in parts.items()}
     return BundleItem.model_validate({
         "unit_id": unit.unit_id, "meta": _meta(unit),

@@ -22,6 +22,8 @@ from reviewbot.source import RepoSource
 
 MAX_HITS = 20
 MAX_HIT_BYTES = 16_000
+# `git grep`s a run may make for all its units together (each costs a pass over the tree).
+MAX_SEARCHES_PER_RUN = 150
 CALLER_SNIPPET_LINES = 25
 _NOISE = frozenset({"vendored", "generated", "lockfile"})
 _KIND_ORDER: dict[HitKind, int] = {"definition": 0, "call": 1, "reference": 2}
@@ -39,14 +41,36 @@ def classify(text: str, symbol: str) -> HitKind:
 
 
 @dataclass
+class SearchBudget:
+    """The run's searches, shared by every unit's searcher."""
+
+    left: int = MAX_SEARCHES_PER_RUN
+    skipped: int = 0
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            self.skipped += 1
+            return False
+        self.left -= 1
+        return True
+
+
+@dataclass
 class Searcher:
     source: RepoSource
     origin: str
+    budget: SearchBudget = field(default_factory=SearchBudget)
+    skipped: int = 0
     _syntax: dict[str, SyntaxIndex] = field(default_factory=dict)
 
     def find(self, needle: str, *, keep: Callable[[CodeHit], bool] = lambda hit: True,
              limit: int = MAX_HITS) -> list[CodeHit]:
         """Ranked hits of a word, at most `limit` and MAX_HIT_BYTES of text."""
+        if not needle or len(needle) > 200 or not needle.isprintable():
+            return []
+        if not self.budget.take():
+            self.skipped += 1
+            return []
         found = [CodeHit(file_path=path, line=line, text=text.strip()[:300],
                          kind=classify(text, needle))
                  for path, line, text in self.source.grep(needle)

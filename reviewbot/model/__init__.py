@@ -44,9 +44,11 @@ def session_for_settings(settings: ModelSettings,
                          redactor: Redactor | None = None) -> ModelSession:
     from reviewbot.model.transport import OpenAITransport
 
-    secrets = [settings.api_key] if settings.api_key else []
+    redactor = redactor or Redactor()
+    if settings.api_key:
+        redactor.add([settings.api_key])
     return ModelSession(
         client=OpenAITransport(settings), settings=settings,
         ledger=Ledger(max_calls=settings.max_calls, deadline_s=settings.deadline_s,
                       max_tokens=settings.max_tokens),
-        redactor=(redactor or Redactor()).with_values(secrets))
+        redactor=redactor)

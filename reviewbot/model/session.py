@@ -117,7 +117,8 @@ class ModelSession:
                 self._record(purpose, request.model, attempt, retry, exc.outcome, None,
                              started, str(exc), unit_id)
                 if not exc.transient or retry == MAX_RETRIES:
-                    raise ModelUnavailable(_reason(exc.outcome), f"{request.model}: {exc}",
+                    raise ModelUnavailable(_reason(exc.outcome),
+                                           self.redactor.text(f"{request.model}: {exc}"),
                                            exc.status) from None
                 delay = exc.retry_after if exc.retry_after is not None else BACKOFF_S * 2 ** retry
                 self.ledger.pause(delay)

@@ -104,7 +104,10 @@ def _content(message: _Message) -> str:
     if isinstance(content, list):
         content = "".join(part if isinstance(part, str) else (part.text or "")
                           for part in content)
-    return clip(content, MAX_CONTENT_CHARS)
+    if len(content) > MAX_CONTENT_CHARS:
+        # Cut text would not parse as the structured answer it should be: refuse it whole.
+        raise BadReply(f"the reply's text is over {MAX_CONTENT_CHARS:,} characters")
+    return content
 
 
 def _tool_calls(message: _Message) -> tuple[ToolCall, ...]:
