@@ -57,7 +57,7 @@ class LimitsSection(_Section):
     """`[limits]`: what a run may spend. A repository may only lower these."""
 
     timeout_s: float = Field(default=30.0, gt=0, le=600)
-    model_deadline_s: float = Field(default=120.0, gt=0, le=3600)
+    model_deadline_s: float = Field(default=60.0, gt=0, le=3600)
     max_model_calls: int = Field(default=30, ge=1, le=10_000)
     max_run_tokens: int | None = Field(default=None, ge=1)
     concurrency: int = Field(default=4, ge=1, le=32)
@@ -109,7 +109,7 @@ class ModelConfig:
 @dataclass(frozen=True)
 class Limits:
     timeout_s: float = 30.0
-    model_deadline_s: float = 120.0
+    model_deadline_s: float = 60.0
     max_model_calls: int = 30
     max_run_tokens: int | None = None
     concurrency: int = 4

@@ -25,7 +25,7 @@ class ModelSettings:
     no_key_reason: str | None = None
     # A deadline for each whole request (not per socket read), and for the model phase.
     timeout_s: float = 30.0
-    deadline_s: float = 120.0
+    deadline_s: float = 60.0
     max_calls: int = 30
     max_tokens: int | None = None
     concurrency: int = 4
