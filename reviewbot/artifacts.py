@@ -30,8 +30,10 @@ from reviewbot.schema import (
     ModelCallLog,
     PlannerIndex,
     ReviewIndex,
+    ReviewResult,
     RulesResult,
     RunReport,
+    VerifiedFindings,
 )
 
 # name -> (step number, model). The one list of what a run can write.
@@ -43,6 +45,8 @@ STEPS: dict[str, tuple[int, type[BaseModel]]] = {
     "llm_plan": (4, LlmPlan),
     "fused_plan": (5, FusedPlan),
     "context_bundle": (6, ContextBundle),
+    "review": (7, ReviewResult),
+    "verified": (8, VerifiedFindings),
     "model_calls": (9, ModelCallLog),
     "report": (9, RunReport),
 }

@@ -190,19 +190,22 @@ def _rerun(args: argparse.Namespace) -> int:
 
 def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
                   redactor: Redactor) -> int:
-    from reviewbot.pipeline import fails
+    from reviewbot.pipeline import fails, model_findings_block
     from reviewbot.report import ReportInput, render
+    from reviewbot.review import model_rule_metadata
     from reviewbot.rules import rule_metadata
 
     data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
-                       rules=rule_metadata(), verbose=args.verbose, quiet=args.quiet,
-                       color=sys.stdout.isatty())
+                       rules={**rule_metadata(), **model_rule_metadata()},
+                       verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
     if args.events != "-":  # with events on stdout, the final_report event says where it is
         # The report quotes file names and code: it leaves through the redaction pass too.
         output = redactor.text(render(args.format, data), literal_bare_values=False)
         if output:
             print(output)
-    return EXIT_FINDINGS if fails(outcome.report.findings, config.fail_level) else EXIT_CLEAN
+    blocking = model_findings_block(config, outcome.request)
+    failed = fails(outcome.report.findings, config.fail_level, blocking)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 
 def _events(args: argparse.Namespace, redactor: Redactor) -> Events:

@@ -33,8 +33,11 @@ DIFF_FLAGS = (
 )
 
 
-# What `git show REV:PATH` says when the path is simply not at that revision (or in the index).
-_ABSENT = re.compile(r"does not exist|exists on disk, but not in|is in the index, but not")
+# What `git show REV:PATH` says when the path is simply not at that revision (or in the index;
+# a path under a folder the index lacks is "ambiguous"). Callers pass revisions they have
+# already resolved, so these are about the path.
+_ABSENT = re.compile(r"does not exist|exists on disk, but not in|is in the index, but not|"
+                     r"unknown revision or path not in the working tree")
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,16 @@ class GitRepo:
                 path = parts[0].removeprefix(prefix) if prefix else parts[0]
                 hits.append((path, int(parts[1]), parts[2].rstrip("\r")))
         return hits
+
+    def tracked_files(self, source: str | None, folder: str = "") -> list[str]:
+        """Tracked files under a folder: the index ("" or None, the work tree's tracked
+        files) or a commit."""
+        scope = ["--", folder] if folder else ["--"]
+        if source:
+            out = self.run(["ls-tree", "-r", "-z", "--name-only", source, *scope])
+        else:
+            out = self.run(["ls-files", "-z", *scope])
+        return [p for p in out.decode("utf-8", "replace").split("\0") if p]
 
     def read_worktree(self, path: str) -> bytes | None:
         """A file from the working tree; None unless it is a regular file inside the root."""

@@ -27,6 +27,7 @@ from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.report import clip_code
+from reviewbot.review import review_units, verify_findings
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
@@ -37,13 +38,16 @@ from reviewbot.schema import (
     Finding,
     FusedPlan,
     LlmPlan,
+    ModelStats,
     PlannerIndex,
     ReviewIndex,
+    ReviewResult,
     ReviewUnit,
     RulesResult,
     RunReport,
     RunStats,
     Severity,
+    VerifiedFindings,
 )
 from reviewbot.source import RepoSource
 
@@ -78,6 +82,8 @@ class RunState:
     llm_plan: LlmPlan | None = None
     fused: FusedPlan | None = None
     bundle: ContextBundle | None = None
+    review: ReviewResult | None = None
+    verified: VerifiedFindings | None = None
     report: RunReport | None = None
 
     def need(self, name: str) -> object:
@@ -169,14 +175,36 @@ def _context(ctx: RunContext, state: RunState) -> RunState:
     return replace(state, bundle=bundle)
 
 
+def _review(ctx: RunContext, state: RunState) -> RunState:
+    diff = cast(DiffResult, state.need("diff"))
+    rules = cast(RulesResult, state.need("rules"))
+    review = review_units(ctx.session, rules.units, cast(ContextBundle, state.need("bundle")),
+                          rules.findings, RepoSource(ctx.repo, diff), ctx.config, ctx.events)
+    ctx.run_dir.write("review", review)
+    return replace(state, review=review)
+
+
+def _verify(ctx: RunContext, state: RunState) -> RunState:
+    diff = cast(DiffResult, state.need("diff"))
+    rules = cast(RulesResult, state.need("rules"))
+    verified = verify_findings(cast(ReviewResult, state.need("review")), rules.units,
+                               rules.findings, RepoSource(ctx.repo, diff), ctx.session)
+    ctx.run_dir.write("verified", verified)
+    return replace(state, verified=verified)
+
+
 def _report(ctx: RunContext, state: RunState) -> RunState:
     index = cast(ReviewIndex, state.need("index"))
     rules = cast(RulesResult, state.need("rules"))
-    findings = rules.findings
+    verified = cast(VerifiedFindings, state.need("verified"))
+    findings = tuple(sorted((*rules.findings, *verified.findings),
+                            key=lambda f: (f.file_path, f.start_line, f.rule_id)))
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
+    stats = _stats(index, findings, ctx.started).model_copy(update={
+        "model": model_stats(state, ctx.session)})
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
-                       stats=_stats(index, findings, ctx.started))
+                       stats=stats)
     ctx.run_dir.write("report", report)
     ctx.events.emit("final_report", f"{len(findings)} findings", findings=len(findings),
                     run_dir=str(ctx.run_dir.path))
@@ -196,6 +224,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("fuse", ("fused",), ("fused_plan",), lambda s: "fusing the plans", _fuse),
     Stage("context", ("bundle",), ("context_bundle",), lambda s: "gathering context",
           _context),
+    Stage("review", ("review",), ("review",), lambda s: "reviewing with the model", _review),
+    Stage("verify", ("verified",), ("verified",), lambda s: "verifying findings", _verify),
     Stage("report", ("report",), ("report",), lambda s: "writing the report", _report),
 )
 STAGE_NAMES = tuple(stage.name for stage in STAGES)
@@ -208,6 +238,7 @@ class ReviewOutcome:
     report: RunReport
     run_dir: RunDir
     state: RunState
+    request: ChangeRequest
     # (path, line) -> new-side text of the lines findings point at (secrets left out).
     code: dict[tuple[str, int], str]
 
@@ -275,7 +306,8 @@ def _finish(ctx: RunContext, state: RunState) -> ReviewOutcome:
     rules = cast(RulesResult, state.need("rules"))
     code = {key: ctx.redactor.text(line, literal_bare_values=False)
             for key, line in finding_code(rules.units, report.findings).items()}
-    return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state, code=code)
+    return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state, request=ctx.request,
+                         code=code)
 
 
 def finding_code(units: Iterable[ReviewUnit],
@@ -295,10 +327,35 @@ def finding_code(units: Iterable[ReviewUnit],
     return code
 
 
-def fails(findings: tuple[Finding, ...], fail_level: Severity) -> bool:
-    """Whether any finding is at or above the level that fails the run."""
+def fails(findings: tuple[Finding, ...], fail_level: Severity,
+          model_findings_block: bool = True) -> bool:
+    """Whether any finding that counts is at or above the level that fails the run."""
     threshold = SEVERITY_RANK[fail_level]
-    return any(SEVERITY_RANK[f.severity] >= threshold for f in findings)
+    return any(SEVERITY_RANK[f.severity] >= threshold for f in findings
+               if f.source == "rule" or model_findings_block)
+
+
+def model_findings_block(config: Config, request: ChangeRequest) -> bool:
+    """Model findings are advisory in the commit hook (staged, working) unless the config
+    says otherwise; in pr mode they count like rule findings."""
+    if config.model_findings_block is not None:
+        return config.model_findings_block
+    return request.mode == "pr"
+
+
+def model_stats(state: RunState, session: ModelSession | None) -> ModelStats:
+    review = state.review
+    skipped = Counter((review.skipped if review else {}).values())
+    totals = session.ledger.log().totals if session is not None else None
+    bundle = state.bundle
+    return ModelStats(
+        mode=review.mode if review else "offline",
+        reviewed_units=sum(len(r.unit_ids) for r in review.reviews) if review else 0,
+        skipped_units=dict(skipped), clipped_units=sum(
+            1 for item in (bundle.items if bundle else ()) if not item.complete),
+        calls=totals.requests if totals else 0, tokens_in=totals.tokens_in if totals else 0,
+        tokens_out=totals.tokens_out if totals else 0,
+        cached_tokens=totals.cached_tokens if totals else 0)
 
 
 def _stats(index: ReviewIndex, findings: tuple[Finding, ...], started: float) -> RunStats:

@@ -198,6 +198,8 @@ class Finding(Frozen):
     # False when its lines are outside the change's hunks: reported in summaries, never
     # posted on a line.
     in_diff: bool = True
+    # Replacement lines for start_line..end_line (a model finding's checked suggestion).
+    replacement: str | None = None
 
 
 class RuleMeta(Frozen):
@@ -260,6 +262,21 @@ class PlannerIndex(Frozen):
     units: tuple[PlannerUnit, ...]
 
 
+class ModelStats(Frozen):
+    """What the model phase did, for the run summary."""
+
+    # "tools" (the agent with tools), "structured" (one answer per unit), or "offline".
+    mode: str = "offline"
+    reviewed_units: int = 0
+    # Unit count per reason it was not reviewed by the model ("offline", "call_cap", ...).
+    skipped_units: dict[str, int] = Field(default_factory=dict)
+    clipped_units: int = 0
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int = 0
+
+
 class RunStats(Frozen):
     files: int = 0
     units: int = 0
@@ -267,6 +284,7 @@ class RunStats(Frozen):
     removed_lines: int = 0
     findings: dict[str, int] = Field(default_factory=dict)
     duration_ms: int = 0
+    model: ModelStats = ModelStats()
 
 
 class RunReport(Frozen):
@@ -460,3 +478,94 @@ class ContextBundle(Frozen):
 
     items: tuple[BundleItem, ...] = ()
     stats: BundleStats = BundleStats()
+
+
+# --- review and verification (steps 7 and 8) ------------------------------------------------
+
+MAX_TITLE_CHARS = 120
+MAX_TEXT_CHARS = 2000
+
+
+class RecordedFinding(BaseModel):
+    """What `record_finding` takes: validated like every model output, bounded in size."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file_path: str = Field(min_length=1, max_length=500)
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    severity: Severity
+    category: Category
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    message: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    # The exact code the finding is about, copied from the lines it names.
+    evidence: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    fix_description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+
+
+class Rejection(Frozen):
+    finding: RecordedFinding
+    reason: str
+    round: int
+
+
+ReviewMode = Literal["tools", "structured"]
+
+
+class UnitReview(Frozen):
+    """Step 7 for one unit (or a few related units of one file): one conversation."""
+
+    unit_ids: tuple[str, ...]
+    file_path: str
+    mode: ReviewMode
+    turns: int = 0
+    tool_calls: int = 0
+    tokens: int = 0
+    # Findings that passed the in-conversation checks, as the model recorded them.
+    recorded: tuple[RecordedFinding, ...] = ()
+    # Findings sent back to the model (and why), round by round.
+    rejected: tuple[Rejection, ...] = ()
+    verification_rounds: int = 0
+    # finished | turn_limit | tool_call_limit | token_limit | deadline | no_tool_calls |
+    # model_unavailable: <reason>
+    stop_reason: str = "finished"
+    summary: str = ""
+
+
+class ReviewResult(Frozen):
+    """Step 7: every conversation, and the units no model reviewed (with the reason)."""
+
+    reviews: tuple[UnitReview, ...] = ()
+    skipped: dict[str, str] = Field(default_factory=dict)
+    mode: str = "offline"
+    notices: tuple[str, ...] = ()
+
+
+class Reanchored(Frozen):
+    title: str
+    file_path: str
+    from_lines: tuple[int, int]
+    to_lines: tuple[int, int]
+
+
+class Dropped(Frozen):
+    title: str
+    file_path: str
+    reason: str
+
+
+class SuggestionStats(Frozen):
+    asked: int = 0
+    attached: int = 0
+    rejected: dict[str, int] = Field(default_factory=dict)
+
+
+class VerifiedFindings(Frozen):
+    """Step 8: the model's findings anchored to the diff, deduplicated, with suggestions."""
+
+    findings: tuple[Finding, ...] = ()
+    reanchored: tuple[Reanchored, ...] = ()
+    dropped: tuple[Dropped, ...] = ()
+    # Model findings that restated another finding ("<title> -> <rule id or title>").
+    merged: tuple[str, ...] = ()
+    suggestions: SuggestionStats = SuggestionStats()

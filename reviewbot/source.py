@@ -66,6 +66,10 @@ class RepoSource:
     def grep(self, needle: str, *, word: bool = True) -> list[tuple[str, int, str]]:
         return self.repo.grep(needle, self.search_source, word=word)
 
+    def list_files(self, folder: str = "") -> list[str]:
+        """Tracked files under a folder, on the reviewed side."""
+        return self.repo.tracked_files(self.search_source, folder)
+
     def _bytes(self, path: str, side: Side) -> bytes | None:
         if side == "old":
             return self.repo.show(self.diff.base_rev, path)

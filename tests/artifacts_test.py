@@ -27,7 +27,7 @@ def test_every_artifact_of_a_run_round_trips(repo: GitFixture, tmp_path: Path) -
     written = sorted(p.name for p in outcome.run_dir.path.iterdir())
     assert written == ["step1_diff.json", "step2_rules.json", "step3_planner_index.json",
                        "step3_review_index.json", "step4_llm_plan.json", "step5_fused_plan.json",
-                       "step6_context_bundle.json",
+                       "step6_context_bundle.json", "step7_review.json", "step8_verified.json",
                        "step9_report.json"]
     for name, (step, model) in STEPS.items():
         if f"step{step}_{name}.json" in written:

@@ -15,7 +15,8 @@ from reviewbot.cli import main
 from tests.conftest import GitFixture
 
 FINDING_KEYS = {"file_path", "start_line", "end_line", "severity", "category", "rule_id",
-                "title", "message", "suggestion", "source", "unit_id", "evidence", "in_diff"}
+                "title", "message", "suggestion", "source", "unit_id", "evidence", "in_diff",
+                "replacement"}
 
 
 def run_cli(repo: GitFixture, capsys: pytest.CaptureFixture[str],

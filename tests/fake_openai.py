@@ -151,6 +151,13 @@ class FakeOpenAI:
         self.script.append(Scripted(status=status, body=body, content_type=content_type,
                                     trickle=trickle, headers=headers or {}))
 
+    def finish_every_review(self) -> None:
+        """Once the script is used up, answer every request with a `finish` tool call (a
+        reviewer with nothing to say), so planner tests need not script the review."""
+        self.default = Scripted(body=completion(None, tool_calls=[{
+            "id": "call_finish", "type": "function",
+            "function": {"name": "finish", "arguments": '{"summary": "nothing to add"}'}}]))
+
     def requests_text(self) -> str:
         """Every request the server received, as text (headers and bodies)."""
         return b"\n".join(r.raw for r in self.received).decode("utf-8", "replace")

@@ -59,6 +59,7 @@ def test_rerun_from_plan_with_a_model(staged: GitFixture, fake_openai: FakeOpenA
     unit_id = json.loads((first / "step1_diff.json").read_text())["units"][0]["unit_id"]
     fake_openai.reply_json({"plan": [{"unit_id": unit_id, "llm_context_level": "full_file",
                                       "reason": "the whole file, please"}]})
+    fake_openai.finish_every_review()
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
 
     code = main(["rerun", str(first), "--from", "plan", "--model", "other-model",

@@ -16,6 +16,12 @@ from tests.model.helpers import KEY
 RISKY = 'import subprocess\n\n\ndef run(p):\n    subprocess.run(f"ls {p}", shell=True)\n'
 
 
+
+@pytest.fixture(autouse=True)
+def reviews_finish(fake_openai: FakeOpenAI) -> None:
+    """These tests are about the planner and the boundary: the reviewer has nothing to say."""
+    fake_openai.finish_every_review()
+
 @pytest.fixture
 def staged(repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> GitFixture:
     repo.write("README.md", "# x\n")

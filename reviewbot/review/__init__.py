@@ -1,0 +1,199 @@
+"""Steps 7 and 8: a model reviews the code of every unit the plan keeps; the verifier anchors
+what it found to the diff, merges duplicates and attaches checked fix suggestions.
+
+Offline (no session), step 7 records why each unit had no model review and step 8 has
+nothing to verify: the rule findings are the review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import get_args
+
+from reviewbot.config import Config
+from reviewbot.context.search import SearchBudget, Searcher
+from reviewbot.diff_index import DiffIndex
+from reviewbot.events import Events
+from reviewbot.model.session import ModelSession
+from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
+from reviewbot.review.prompts import Guidance, read_guidance, unit_prompt
+from reviewbot.review.suggest import MAX_SUGGESTIONS, suggest, wants_suggestion
+from reviewbot.review.tools import Toolbox
+from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
+from reviewbot.schema import (
+    SEVERITY_RANK,
+    BundleItem,
+    Category,
+    ContextBundle,
+    Dropped,
+    Finding,
+    ReviewResult,
+    ReviewUnit,
+    RuleMeta,
+    SuggestionStats,
+    UnitReview,
+    VerifiedFindings,
+)
+from reviewbot.source import RepoSource
+
+# A conversation takes a few small units of one file together, up to this much context.
+GROUP_TOKENS = 4000
+GROUP_UNITS = 3
+AGENT_SEARCHES = 60
+_PRIORITY = {"high": 0, "medium": 1, "low": 2}
+# Why a conversation's units count as not reviewed: the run's bounds stopped it first.
+_BUDGET_REASONS = ("call_cap", "deadline", "token_budget")
+
+
+@dataclass(frozen=True)
+class Group:
+    units: tuple[ReviewUnit, ...]
+    items: tuple[BundleItem, ...]
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(unit.unit_id for unit in self.units)
+
+
+def groups(units: Sequence[ReviewUnit], bundle: ContextBundle) -> list[Group]:
+    """Bundle items, consecutive ones of a file grouped while small; riskiest first."""
+    by_id = {unit.unit_id: unit for unit in units}
+    found: list[Group] = []
+    for item in bundle.items:
+        unit = by_id[item.unit_id]
+        last = found[-1] if found else None
+        if (last is not None and last.units[0].file_path == unit.file_path
+                and len(last.units) < GROUP_UNITS
+                and sum(i.tokens for i in last.items) + item.tokens <= GROUP_TOKENS):
+            found[-1] = Group((*last.units, unit), (*last.items, item))
+        else:
+            found.append(Group((unit,), (item,)))
+    return sorted(found, key=lambda g: min(_PRIORITY[u.agent_decision.priority]
+                                           for u in g.units))
+
+
+@dataclass
+class Reviewer:
+    """Step 7 for one run: the mode the server supports, and the conversations."""
+
+    session: ModelSession
+    source: RepoSource
+    config: Config
+    events: Events
+    index: DiffIndex
+    guidance: Guidance
+    bounds: Bounds = field(default_factory=Bounds)
+    mode: str = "tools"
+
+    def __post_init__(self) -> None:
+        self._searches = SearchBudget(left=AGENT_SEARCHES)
+
+    def review(self, group: Group, findings: Sequence[Finding]) -> UnitReview:
+        own = [f for f in findings if f.unit_id in group.unit_ids]
+        path = group.units[0].file_path
+        prompt = unit_prompt(group.units, group.items, own,
+                             self.guidance.for_path(self.config, path))
+        if self.mode == "tools":
+            try:
+                return self._conversation(group).with_tools(prompt)
+            except ToolsUnsupported as exc:
+                self.mode = "structured"
+                self.events.notice(f"the model server does not do tool calls ({exc}); "
+                                   "reviewing with one structured answer per unit instead")
+        return self._conversation(group).structured(prompt)
+
+    def _conversation(self, group: Group) -> Conversation:
+        path = group.units[0].file_path
+        toolbox = Toolbox(source=self.source,
+                          searcher=Searcher(self.source, path, self._searches),
+                          list_files=self.source.list_files)
+        return Conversation(session=self.session, unit_ids=group.unit_ids, file_path=path,
+                            toolbox=toolbox, index=self.index, read=self.source.rules_text,
+                            events=self.events, bounds=self.bounds)
+
+
+def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
+                 bundle: ContextBundle, findings: Sequence[Finding], source: RepoSource,
+                 config: Config, events: Events) -> ReviewResult:
+    """Step 7: a conversation per group of kept units; why each other unit had none."""
+    kept = {item.unit_id for item in bundle.items}
+    skipped = {u.unit_id: "skipped_by_plan" for u in units if u.unit_id not in kept}
+    if session is None:
+        return ReviewResult(skipped={**skipped, **dict.fromkeys(kept, "offline")})
+    reviewer = Reviewer(session=session, source=source, config=config, events=events,
+                        index=DiffIndex.from_units(units),
+                        guidance=read_guidance(source, config))
+    reviews: list[UnitReview] = []
+    for group in groups(units, bundle):
+        review = reviewer.review(group, findings)
+        reason = review.stop_reason.removeprefix("model_unavailable: ")
+        if review.turns == 0 and reason != review.stop_reason:
+            skipped.update(dict.fromkeys(group.unit_ids, reason))
+            continue
+        reviews.append(review)
+        events.emit("unit_reviewed", f"reviewed {review.file_path} "
+                                     f"({len(review.recorded)} findings)",
+                    unit_ids=list(review.unit_ids), findings=len(review.recorded),
+                    stop_reason=review.stop_reason)
+    return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode)
+
+
+def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],
+                    rule_findings: Sequence[Finding], source: RepoSource,
+                    session: ModelSession | None) -> VerifiedFindings:
+    """Step 8: anchor every recorded finding, merge duplicates, attach suggestions."""
+    index = DiffIndex.from_units(units)
+    found: list[Finding] = []
+    moved, lost = [], []
+    for conversation in review.reviews:
+        lost += [Dropped(title=r.finding.title, file_path=r.finding.file_path,
+                         reason=f"failed verification (round {r.round}): {r.reason}")
+                 for r in conversation.rejected]
+        for recorded in conversation.recorded:
+            verdict = check(recorded, index, source.rules_text)
+            if not verdict.ok:
+                lost.append(dropped(verdict))
+                continue
+            if verdict.moved:
+                moved.append(reanchored(verdict))
+            unit = index.unit_at(recorded.file_path, verdict.start) or conversation.unit_ids[0]
+            found.append(to_finding(verdict, unit))
+    kept, merged = merge(found, rule_findings)
+    kept, stats = _with_suggestions(kept, session, source, units)
+    return VerifiedFindings(findings=tuple(kept), reanchored=tuple(moved), dropped=tuple(lost),
+                            merged=tuple(merged), suggestions=stats)
+
+
+def _with_suggestions(findings: list[Finding], session: ModelSession | None,
+                      source: RepoSource,
+                      units: Sequence[ReviewUnit]) -> tuple[list[Finding], SuggestionStats]:
+    if session is None:
+        return findings, SuggestionStats()
+    languages = {unit.file_path: unit.language for unit in units}
+    wanted = sorted((f for f in findings if wants_suggestion(f)),
+                    key=lambda f: -SEVERITY_RANK[f.severity])[:MAX_SUGGESTIONS]
+    rejected: dict[str, int] = {}
+    attached: dict[int, str] = {}
+    for finding in wanted:
+        text = source.rules_text(finding.file_path)
+        result = (suggest(session, finding, text, languages.get(finding.file_path, "text"))
+                  if text is not None else None)
+        if result is not None and result.replacement is not None:
+            attached[id(finding)] = result.replacement
+        else:
+            outcome = result.outcome if result is not None else "unreadable"
+            rejected[outcome] = rejected.get(outcome, 0) + 1
+    with_code = [f.model_copy(update={"replacement": attached[id(f)]}) if id(f) in attached
+                 else f for f in findings]
+    return with_code, SuggestionStats(asked=len(wanted), attached=len(attached),
+                                      rejected=rejected)
+
+
+def model_rule_metadata() -> dict[str, RuleMeta]:
+    """What reporters say about model findings' ids (`model.<category>`)."""
+    return {f"model.{category}": RuleMeta(
+        id=f"model.{category}", title=f"Review model: {category}", severity="warning",
+        category=category, rationale="Found by the review model and checked against the "
+        "change: the file is in the change and the quoted code is at the lines named.")
+        for category in get_args(Category)}
