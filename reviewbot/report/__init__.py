@@ -35,6 +35,28 @@ class ReportInput:
                 if (finding.file_path, n) in self.code]
 
 
+def model_line(report: RunReport) -> str:
+    """What the model did, in one line (empty offline)."""
+    model = report.stats.model
+    if model.mode == "offline":
+        return ""
+    skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(model.skipped_units.items()))
+    return (f"model ({model.mode}): {model.reviewed_units} units reviewed"
+            + (f", skipped: {skipped}" if skipped else "")
+            + (f", {model.clipped_units} with clipped context" if model.clipped_units else "")
+            + f"; {model.calls} calls, {model.tokens_in:,} tokens in, "
+            f"{model.tokens_out:,} out ({model.cached_tokens:,} cached)")
+
+
+def clip_lines(text: str) -> list[str]:
+    """A suggestion's lines as a report quotes them: clipped like any quoted code."""
+    lines = text.split("\n")
+    shown = [clip_code(line) for line in lines[:MAX_QUOTED_LINES * 2]]
+    if len(lines) > len(shown):
+        shown.append(f"... ({len(lines) - len(shown)} more lines)")
+    return shown
+
+
 def clip_code(line: str) -> str:
     if len(line) <= MAX_QUOTED_CHARS:
         return line

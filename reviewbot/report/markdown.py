@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from reviewbot.report import ReportInput, display_path
+from reviewbot.report import ReportInput, clip_lines, display_path, model_line
 from reviewbot.schema import Finding
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
@@ -25,6 +25,9 @@ class MarkdownReporter:
         lines.append("| ---: | ---: | ---: |")
         lines.append(f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
                      f"{counts.get('info', 0)} |")
+        model = model_line(report)
+        if model:
+            lines += ["", model.replace("model (", "Model (", 1) + "."]
         if not report.findings:
             return "\n".join([*lines, "", "No findings."])
         for path, findings in groupby(report.findings, key=lambda f: f.file_path):
@@ -36,15 +39,25 @@ class MarkdownReporter:
 def _item(data: ReportInput, finding: Finding) -> str:
     span = (f"L{finding.start_line}" if finding.start_line == finding.end_line
             else f"L{finding.start_line}-L{finding.end_line}")
-    text = (f"- {_ICON[finding.severity]} **{finding.severity}** {span} "
+    outside = " (outside the changed lines)" if not finding.in_diff else ""
+    text = (f"- {_ICON[finding.severity]} **{finding.severity}** {span}{outside} "
             f"{finding.title} (`{finding.rule_id}`): {finding.message}")
     code = data.code_of(finding)
     if code:
-        fence = "````" if any("```" in line for line in code) else "```"
-        text += "\n\n  " + fence + "\n" + "\n".join(f"  {line}" for line in code) + "\n  " + fence
+        text += "\n\n" + code_block(code, "")
     if finding.suggestion:
         text += f"\n\n  Fix: {finding.suggestion}"
+    if finding.replacement is not None:
+        text += "\n\n" + code_block(clip_lines(finding.replacement), "suggestion")
     return text
+
+
+def code_block(lines: list[str], info: str, indent: str = "  ") -> str:
+    """A fenced block, its fence longer than any backtick run inside it."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = "\n".join(f"{indent}{line}" for line in lines)
+    return f"{indent}{fence}{info}\n{body}\n{indent}{fence}"
 
 
 def inline_code(text: str) -> str:

@@ -33,4 +33,9 @@ def _diagnostic(finding: Finding) -> dict[str, Any]:
         "severity": _SEVERITY[finding.severity],
         "source": {"name": "reviewbot"},
         "code": {"value": finding.rule_id},
+        **({"suggestions": [{
+            # Whole lines: from the first line's start to the start of the line after.
+            "range": {"start": {"line": finding.start_line, "column": 1},
+                      "end": {"line": finding.end_line + 1, "column": 1}},
+            "text": f"{finding.replacement}\n"}]} if finding.replacement is not None else {}),
     }

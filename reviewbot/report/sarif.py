@@ -65,5 +65,22 @@ def _result(data: ReportInput, finding: Finding, index: int) -> dict[str, Any]:
         }}],
         "partialFingerprints": {"reviewbotFingerprint/v1": fingerprint(data, finding)},
         "properties": {"category": finding.category, "source": finding.source,
-                       "unitId": finding.unit_id},
+                       "unitId": finding.unit_id, "inDiff": finding.in_diff},
+        **({"fixes": [_fix(finding)]} if finding.replacement is not None else {}),
+    }
+
+
+def _fix(finding: Finding) -> dict[str, Any]:
+    """Whole lines replaced: from column 1 of the first line to column 1 of the line after
+    the last (SARIF 3.55, 3.57), so the replacement ends with its own newline."""
+    return {
+        "description": {"text": finding.suggestion or finding.title},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": quote(finding.file_path), "uriBaseId": "%SRCROOT%"},
+            "replacements": [{
+                "deletedRegion": {"startLine": finding.start_line, "startColumn": 1,
+                                  "endLine": finding.end_line + 1, "endColumn": 1},
+                "insertedContent": {"text": f"{finding.replacement}\n"},
+            }],
+        }],
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from reviewbot.report import ReportInput, display_path
+from reviewbot.report import ReportInput, clip_lines, display_path, model_line
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -51,12 +51,18 @@ def _print_finding(console: Console, data: ReportInput, finding: Finding) -> Non
     head.append(f"{finding.severity:<8}", style=_STYLE[finding.severity])
     head.append(f"{finding.title}  ")
     head.append(f"[{finding.rule_id}]", style="dim")
+    if not finding.in_diff:
+        head.append("  (outside the changed lines)", style="dim")
     console.print(head)
     for line in data.code_of(finding)[:3]:
         console.print(Text(f"       │ {line.strip()}", style="dim"))
     console.print(Text(f"         {finding.message}"))
     if finding.suggestion:
         console.print(Text(f"         fix: {finding.suggestion}", style="green"))
+    if finding.replacement is not None:
+        console.print(Text("         replace with:", style="green"))
+        for line in clip_lines(finding.replacement):
+            console.print(Text(f"       + {line}", style="green"))
 
 
 def _unit_line(unit: IndexUnit) -> Text:
@@ -75,5 +81,7 @@ def summary_line(report: RunReport, run_dir: Path | None) -> str:
     counts = report.stats.findings
     found = ", ".join(f"{counts.get(level, 0)} {level}" for level in ("error", "warning", "info"))
     where = f"; artifacts in {run_dir}" if run_dir else ""
-    return (f"findings: {found} in {report.stats.units} units of {report.stats.files} files "
+    line = (f"findings: {found} in {report.stats.units} units of {report.stats.files} files "
             f"({report.stats.duration_ms} ms){where}")
+    model = model_line(report)
+    return f"{model}\n{line}" if model else line

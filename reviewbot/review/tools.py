@@ -122,6 +122,8 @@ class Toolbox:
         if file.text is None:
             return _error(file.note or f"{path} is not a file on the change's new side")
         lines = file.text.split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the end of the last line, not a line
         end = min(args.end, len(lines), args.start + MAX_READ_LINES - 1)
         if args.start > len(lines):
             return _error(f"{path} has {len(lines)} lines")
@@ -139,7 +141,9 @@ class Toolbox:
 
     def list(self, arguments: dict[str, Any]) -> str:
         args = ListArgs.model_validate(arguments)
-        folder = safe_path(args.dir) if args.dir.strip(" ./") else ""
+        raw = args.dir.strip()
+        # "/" and "." are the root of what the model sees: the repository.
+        folder = "" if raw in ("", ".", "./", "/") else safe_path(raw.strip("/"))
         if folder is None:
             return _error("folders are repository paths: relative, without '..'")
         files = self.list_files(folder)

@@ -173,10 +173,15 @@ def _near(a: Finding, b: Finding, slack: int = 2) -> bool:
 
 
 def _restates(model: Finding, other: Finding) -> bool:
+    if other.source == "rule":
+        # The same place, a related kind, and a word in common: "SQL injection" restates
+        # python.sql-injection; a leaked handle on the next line does not.
+        shared = (_words(f"{model.title} {model.message}")
+                  & _words(f"{other.title} {other.message} {other.rule_id}"))
+        return (_near(model, other, slack=1) and any(len(word) > 2 for word in shared)
+                and other.category in _RELATED.get(model.category, {model.category}))
     if not _near(model, other):
         return False
-    if other.source == "rule":
-        return other.category in _RELATED.get(model.category, {model.category})
     same_evidence = bool(model.evidence) and _norm(model.evidence) == _norm(other.evidence)
     return other.category == model.category and (_similar(model.title, other.title)
                                                  or same_evidence)

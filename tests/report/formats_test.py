@@ -11,8 +11,17 @@ import pytest
 
 from reviewbot.pipeline import finding_code
 from reviewbot.report import FORMATS, ReportInput, render
+from reviewbot.review import model_rule_metadata
 from reviewbot.rules import rule_metadata
-from reviewbot.schema import Finding, IndexUnit, LineNumbers, Metrics, RunReport, RunStats
+from reviewbot.schema import (
+    Finding,
+    IndexUnit,
+    LineNumbers,
+    Metrics,
+    ModelStats,
+    RunReport,
+    RunStats,
+)
 from tests.conftest import assert_golden
 
 HERE = Path(__file__).parent
@@ -30,10 +39,20 @@ FINDINGS = (
             category="security", rule_id="python.shell-injection",
             title="Command run through a shell", message="`subprocess.run` runs a shell.",
             suggestion="Pass a list of arguments.", unit_id="aaaa000000000001"),
+    Finding(file_path="app/deploy.py", start_line=8, end_line=9, severity="warning",
+            category="bug", rule_id="model.bug", title="Handle is never closed",
+            message="`open` without `with` leaks the file handle when `load` raises.",
+            suggestion="Open the file in a `with` block.", source="model",
+            unit_id="aaaa000000000001", evidence="handle = open(path)\ndata = load(handle)",
+            replacement="    with open(path) as handle:\n        data = load(handle)"),
     Finding(file_path="web/my app.js", start_line=2, end_line=2, severity="info",
             category="maintainability", rule_id="js.console-log",
             title="console.log left in code", message="console.log is usually a leftover.",
             suggestion="Remove it.", unit_id="bbbb000000000002"),
+    Finding(file_path="web/my app.js", start_line=40, end_line=40, severity="info",
+            category="bug", rule_id="model.bug", title="Stale state after reset",
+            message="`reset` leaves `state.items` pointing at the old array.", source="model",
+            unit_id="bbbb000000000002", evidence="state.items = items", in_diff=False),
 )
 REPORT = RunReport(
     run_id="20260101T000000Z-abcdef",
@@ -42,12 +61,15 @@ REPORT = RunReport(
                      tags=("security_sensitive",), **UNIT),
            IndexUnit(unit_id="bbbb000000000002", file_path="web/my app.js", **UNIT)),
     stats=RunStats(files=2, units=2, added_lines=8, removed_lines=0,
-                   findings={"error": 2, "warning": 0, "info": 1}, duration_ms=42),
+                   findings={"error": 2, "warning": 1, "info": 2}, duration_ms=42,
+                   model=ModelStats(mode="tools", reviewed_units=2, calls=5, tokens_in=4210,
+                                    tokens_out=380, cached_tokens=1024)),
 )
 CODE = {("app/deploy.py", 6): '    subprocess.run(f"ssh {host}", shell=True)',
+        ("app/deploy.py", 8): "    handle = open(path)", ("app/deploy.py", 9): "    data = load(handle)",
         ("web/my app.js", 2): "console.log(state);"}
 DATA = ReportInput(report=REPORT, run_dir=Path(".reviewbot/runs/20260101T000000Z-abcdef"),
-                   code=CODE, rules=rule_metadata())
+                   code=CODE, rules={**rule_metadata(), **model_rule_metadata()})
 SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "rdjson": "rdjson"}
 
 
@@ -92,7 +114,12 @@ def test_sarif_is_valid_and_complete() -> None:
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in run["results"]]
     assert "web/my%20app.js" in uris
-    assert [r["level"] for r in run["results"]] == ["error", "error", "note"]
+    assert [r["level"] for r in run["results"]] == ["error", "error", "warning", "note", "note"]
+    [fixed] = [r for r in run["results"] if "fixes" in r]
+    change = fixed["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert change["deletedRegion"] == {"startLine": 8, "startColumn": 1, "endLine": 10,
+                                       "endColumn": 1}
+    assert change["insertedContent"]["text"].endswith("data = load(handle)\n")
 
 
 def test_sarif_fingerprint_survives_a_line_shift() -> None:

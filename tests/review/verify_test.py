@@ -1,0 +1,91 @@
+"""Step 8's checks: anchoring, re-anchoring, what is sent back, and duplicates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviewbot.diff import parse_units
+from reviewbot.diff_index import DiffIndex
+from reviewbot.review.verify import check, locate, merge, to_finding
+from reviewbot.schema import Finding, RecordedFinding
+from tests.rules.conftest import make_diff
+
+OLD = "".join(f"x{n} = {n}\n" for n in range(1, 31))
+NEW = OLD.replace("x15 = 15\n", "x15 = 15\nhandle = open(path)\ndata = handle.read()\n")
+INDEX = DiffIndex.from_units(parse_units(make_diff("app/io.py", NEW, OLD)))
+
+
+def read(path: str) -> str | None:
+    return NEW if path == "app/io.py" else None
+
+
+def recorded(**kwargs: Any) -> RecordedFinding:
+    values: dict[str, Any] = {
+        "file_path": "app/io.py", "start_line": 16, "end_line": 16, "severity": "warning",
+        "category": "bug", "title": "File handle never closed",
+        "message": "The handle leaks.", "evidence": "handle = open(path)",
+        "fix_description": "Use a with block.", **kwargs}
+    return RecordedFinding(**values)
+
+
+def test_a_finding_where_its_evidence_is_passes_in_the_diff() -> None:
+    verdict = check(recorded(), INDEX, read)
+    assert verdict.ok and (verdict.start, verdict.end) == (16, 16) and verdict.in_diff
+    assert not verdict.moved
+
+
+def test_a_few_lines_off_is_re_anchored() -> None:
+    verdict = check(recorded(start_line=19, end_line=19), INDEX, read)
+    assert verdict.ok and verdict.moved and (verdict.start, verdict.end) == (16, 16)
+
+
+def test_multi_line_evidence_narrows_to_its_lines() -> None:
+    verdict = check(recorded(start_line=14, end_line=20,
+                             evidence="handle = open(path)\n  data = handle.read()"), INDEX, read)
+    assert verdict.ok and (verdict.start, verdict.end) == (16, 17)
+
+
+def test_outside_the_hunks_is_kept_but_not_in_the_diff() -> None:
+    verdict = check(recorded(start_line=29, end_line=29, evidence="x27 = 27"), INDEX, read)
+    assert verdict.ok and (verdict.start, verdict.end) == (29, 29) and not verdict.in_diff
+
+
+def test_failures_say_what_to_fix() -> None:
+    elsewhere = check(recorded(file_path="app/other.py"), INDEX, read)
+    assert not elsewhere.ok and "app/other.py is not part of this change" in elsewhere.reason
+    assert "(app/io.py)" in elsewhere.reason
+    far = check(recorded(start_line=2, end_line=2), INDEX, read)
+    assert not far.ok and "(it is at L16)" in far.reason
+    invented = check(recorded(evidence="os.system(cmd)"), INDEX, read)
+    assert "nor anywhere in the file" in invented.reason
+    backwards = check(recorded(start_line=16, end_line=12), INDEX, read)
+    assert "end_line is before start_line" in backwards.reason
+
+
+def test_locate_is_none_for_empty_evidence() -> None:
+    assert locate("   ", NEW.split("\n"), 1, 2) is None
+
+
+def _finding(**kwargs: Any) -> Finding:
+    return to_finding(check(recorded(**kwargs), INDEX, read), "u1")
+
+
+def test_a_model_finding_restating_a_rule_finding_merges_into_it() -> None:
+    rule = Finding(file_path="app/io.py", start_line=16, end_line=16, severity="info",
+                   category="bug", rule_id="python.open-without-with",
+                   title="File opened without a with block",
+                   message="The handle leaks when the next line raises.")
+    unrelated = rule.model_copy(update={"title": "Debugging leftover", "message": "print()"})
+    assert merge([_finding()], [unrelated])[0] == [_finding()]
+    kept, merged = merge([_finding()], [rule])
+    assert kept == [] and merged == ["File handle never closed -> python.open-without-with"]
+
+
+def test_twins_keep_the_more_severe() -> None:
+    mild = _finding(severity="info", title="The file handle is never closed")
+    sharp = _finding(severity="error", title="File handle never closed, leaks")
+    other = _finding(category="performance", title="Reads the whole file at once")
+    kept, merged = merge([mild, sharp, other], [])
+    assert [(f.severity, f.category) for f in kept] == [("error", "bug"), ("warning",
+                                                                           "performance")]
+    assert merged == ["The file handle is never closed -> File handle never closed, leaks"]
