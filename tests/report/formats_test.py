@@ -66,7 +66,8 @@ REPORT = RunReport(
                                     tokens_out=380, cached_tokens=1024)),
 )
 CODE = {("app/deploy.py", 6): '    subprocess.run(f"ssh {host}", shell=True)',
-        ("app/deploy.py", 8): "    handle = open(path)", ("app/deploy.py", 9): "    data = load(handle)",
+        ("app/deploy.py", 8): "    handle = open(path)",
+        ("app/deploy.py", 9): "    data = load(handle)",
         ("web/my app.js", 2): "console.log(state);"}
 DATA = ReportInput(report=REPORT, run_dir=Path(".reviewbot/runs/20260101T000000Z-abcdef"),
                    code=CODE, rules={**rule_metadata(), **model_rule_metadata()})
