@@ -205,6 +205,12 @@ def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespa
             print(output)
     blocking = model_findings_block(config, outcome.request)
     failed = fails(outcome.report.findings, config.fail_level, blocking)
+    advisory = [f for f in outcome.report.findings
+                if f.source == "model" and fails((f,), config.fail_level)]
+    if advisory and not blocking:
+        _notice(f"{len(advisory)} model finding(s) at or above {config.fail_level} did not "
+                f"decide the exit code: model findings are advisory in "
+                f"{outcome.request.mode} mode (model_findings_block = true lets them block).")
     return EXIT_FINDINGS if failed else EXIT_CLEAN
 
 

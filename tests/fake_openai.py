@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -62,6 +63,9 @@ class FakeOpenAI:
         self.received: list[Received] = []
         # Answered when the script is empty (a server that always says the same).
         self.default: Scripted | None = None
+        # Answers from the request itself, when set (replies that must not depend on the
+        # order requests arrive in, as with concurrent reviews).
+        self.responder: Callable[[Received], Scripted] | None = None
         self._lock = threading.Lock()
         fake = self
 
@@ -73,7 +77,7 @@ class FakeOpenAI:
                 fake.received.append(Received(path=self.path, headers=headers,
                                               body=json.loads(raw or b"{}"),
                                               raw=str(self.headers).encode() + raw))
-                step = fake.next_step()
+                step = fake.next_step(fake.received[-1])
                 time.sleep(step.delay)
                 payload = (step.body if isinstance(step.body, bytes)
                            else json.dumps(step.body).encode())
@@ -105,7 +109,9 @@ class FakeOpenAI:
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
                                         daemon=True)
 
-    def next_step(self) -> Scripted:
+    def next_step(self, request: Received) -> Scripted:
+        if self.responder is not None:
+            return self.responder(request)
         with self._lock:
             if self.script:
                 return self.script.popleft()

@@ -1,0 +1,141 @@
+"""Review quality on changes with planted, labelled defects (bench/review_cases.py): the
+model's findings (before they merge into rule findings) and everything reviewbot reports
+(rules and model), matched to the labels by file and line (within 2 lines).
+
+    python bench/review_quality.py --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder
+    OPENAI_API_KEY=... python bench/review_quality.py --model gpt-4o-mini
+
+Any OpenAI-compatible endpoint works; the key, if one is needed, comes from OPENAI_API_KEY.
+`--stub` runs against a local server that reviews nothing (a baseline: the rules alone).
+Prints precision, recall and F1 per category, model calls and tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from review_cases import CASES, Case, Defect
+
+from reviewbot.config import Config, ModelConfig, Origin
+from reviewbot.git import open_repo
+from reviewbot.model import open_session
+from reviewbot.pipeline import run_review
+from reviewbot.schema import ChangeRequest, Finding, ReviewResult
+
+SLACK = 2
+
+
+def build(case: Case, root: Path) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.invalid"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for files in (case.base, case.change):
+        for path, text in files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+        if files is case.base:
+            subprocess.run(["git", "commit", "-qm", "base"], cwd=root, check=True, env=env)
+
+
+def review(case: Case, config: Config, work: Path) -> tuple[list[Finding], list[Finding],
+                                                            dict[str, int]]:
+    root = work / case.name
+    build(case, root)
+    session = open_session(config, notify=lambda message: print(f"  {message}",
+                                                                file=sys.stderr))
+    outcome = run_review(open_repo(root), ChangeRequest(mode="staged"), config,
+                         root / ".reviewbot" / "runs", session=session)
+    raw = outcome.state.review or ReviewResult()
+    model = [Finding(file_path=f.file_path, start_line=f.start_line, end_line=f.end_line,
+                     severity=f.severity, category=f.category, rule_id="model", title=f.title,
+                     message=f.message, source="model")
+             for conversation in raw.reviews for f in conversation.recorded]
+    totals = session.ledger.log().totals if session else None
+    spent = {"calls": totals.requests if totals else 0,
+             "tokens": (totals.tokens_in + totals.tokens_out) if totals else 0}
+    return model, list(outcome.report.findings), spent
+
+
+def matches(finding: Finding, defect: Defect) -> bool:
+    return (finding.file_path == defect.path
+            and finding.start_line - SLACK <= defect.line <= finding.end_line + SLACK)
+
+
+def score(results: list[tuple[Case, list[Finding]]]) -> dict[str, tuple[int, int, int]]:
+    """category -> (true positives, false positives, false negatives); "all" for the total."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for case, findings in results:
+        found = [d for d in case.defects if any(matches(f, d) for f in findings)]
+        for defect in case.defects:
+            counts[(defect.category, "tp" if defect in found else "fn")] += 1
+        for finding in findings:
+            if not any(matches(finding, d) for d in case.defects):
+                counts[(finding.category, "fp")] += 1
+    categories = sorted({c for c, _ in counts})
+    table = {c: (counts[(c, "tp")], counts[(c, "fp")], counts[(c, "fn")]) for c in categories}
+    table["all"] = tuple(sum(v[i] for v in table.values()) for i in range(3))  # type: ignore
+    return table
+
+
+def prf(tp: int, fp: int, fn: int) -> str:
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return f"{precision:.2f} | {recall:.2f} | {f1:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="stub")
+    parser.add_argument("--base-url")
+    parser.add_argument("--stub", action="store_true",
+                        help="a local server that reviews nothing (the rules alone)")
+    args = parser.parse_args()
+    stub = None
+    if args.stub:
+        from tests.fake_openai import FakeOpenAI
+
+        stub = FakeOpenAI().start()
+        stub.finish_every_review()
+        args.base_url = stub.base_url
+    config = replace(Config(), model=ModelConfig(
+        name=args.model, name_origin=Origin("--model"), base_url=args.base_url,
+        base_url_origin=Origin("--base-url")))
+    model_results, all_results = [], []
+    spent: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory(prefix="reviewbot-quality-") as work:
+        for case in CASES:
+            print(f"{case.name} ...", file=sys.stderr)
+            model, everything, cost = review(case, config, Path(work))
+            model_results.append((case, model))
+            all_results.append((case, everything))
+            spent.update(cost)
+    if stub is not None:
+        stub.stop()
+    print(f"model: {args.model} at {args.base_url or 'the SDK default'}; "
+          f"{len(CASES)} changes, {sum(len(c.defects) for c in CASES)} planted defects; "
+          f"{spent['calls']} model calls, {spent['tokens']:,} tokens\n")
+    print("| category | model: precision | recall | F1 | reviewbot: precision | recall | F1 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    model_table, all_table = score(model_results), score(all_results)
+    for category in sorted(set(model_table) | set(all_table), key=lambda c: (c == "all", c)):
+        print(f"| {category} | {prf(*model_table.get(category, (0, 0, 0)))} | "
+              f"{prf(*all_table.get(category, (0, 0, 0)))} |")
+    print(json.dumps({"calls": spent["calls"], "tokens": spent["tokens"]}), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
