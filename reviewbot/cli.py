@@ -22,18 +22,19 @@ from reviewbot import __version__
 from reviewbot.config import SEVERITIES, Config, Origin, load_config
 from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
-from reviewbot.paths import crash_log_folders, runs_folder
+from reviewbot.paths import cache_folder, crash_log_folders, runs_folder
 from reviewbot.redaction import Redactor
 from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
 
 if TYPE_CHECKING:
+    from reviewbot.cache import ResultCache
     from reviewbot.events import Events
     from reviewbot.model import ModelSession
     from reviewbot.pipeline import ReviewOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-COMMANDS = ("review", "explain", "rerun", "rules")
+COMMANDS = ("review", "explain", "rerun", "rules", "cache")
 _TOP_LEVEL_FLAGS = ("-h", "--help", "--version")
 
 _EPILOG = """\
@@ -44,6 +45,7 @@ commands:
   rerun     run a finished run's later stages again from its artifacts (another model,
             another prompt): `reviewbot rerun RUN_DIR --from plan --model M`
   rules     list every rule with its id, severity and category
+  cache     show the size of the model-result cache, or empty it (--clear)
 
 exit codes: 0 clean, 1 findings at or above the fail level, 2 usage or configuration
 error, 3 internal error."""
@@ -76,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     _model_arguments(rerun)
     commands.add_parser("rules", help="list every rule",
                         description="Every rule with its id, severity, category and rationale.")
+    cache = commands.add_parser(
+        "cache", help="the model-result cache: its size, or --clear",
+        description="Model results are cached in .reviewbot/cache, keyed by everything that "
+                    "determines them; a re-run on an unchanged change makes no model calls.")
+    cache.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
+                       help="the repository (default: the current directory)")
+    cache.add_argument("--clear", action="store_true", help="delete every cached result")
     return parser
 
 
@@ -120,6 +129,8 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the model-result cache")
 
 
 def _events_target(value: str) -> Path | str:
@@ -165,7 +176,7 @@ def _review(args: argparse.Namespace) -> int:
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor)
+                             redactor, _cache(args, repo, session))
     return _print_report(outcome, config, args, redactor)
 
 
@@ -184,8 +195,30 @@ def _rerun(args: argparse.Namespace) -> int:
     with _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
                         config.output_dir or runs_folder(repo.root, None), events, session,
-                        redactor)
+                        redactor, _cache(args, repo, session))
     return _print_report(outcome, config, args, redactor)
+
+
+def _cache(args: argparse.Namespace, repo: GitRepo,
+           session: ModelSession | None) -> ResultCache | None:
+    from reviewbot.cache import ResultCache
+
+    if session is None or args.no_cache:
+        return None
+    return ResultCache(cache_folder(repo.root))
+
+
+def _cache_command(args: argparse.Namespace) -> int:
+    from reviewbot.cache import ResultCache
+
+    cache = ResultCache(cache_folder(open_repo(args.repo).root))
+    if args.clear:
+        print(f"reviewbot: removed {cache.clear()} cached results from {cache.folder}")
+    else:
+        entries, size = cache.size()
+        print(f"{cache.folder}: {entries} cached results, {size:,} bytes "
+              f"(at most {cache.max_bytes:,}; `reviewbot cache --clear` empties it)")
+    return EXIT_CLEAN
 
 
 def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
@@ -348,6 +381,7 @@ def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "review": _review, "explain": _explain, "rerun": _rerun, "rules": _rules,
+    "cache": _cache_command,
 }
 
 

@@ -43,6 +43,20 @@ class PathInstruction(_Section):
     instructions: str = Field(min_length=1, max_length=4000)
 
 
+class Prices(_Section):
+    """`[model.prices]`: what a million tokens cost, for the run summary's cost line."""
+
+    input_per_million: float = Field(ge=0)
+    output_per_million: float = Field(ge=0)
+    cached_input_per_million: float | None = Field(default=None, ge=0)
+
+    def cost(self, tokens_in: int, tokens_out: int, cached: int) -> float:
+        cached_price = (self.cached_input_per_million
+                        if self.cached_input_per_million is not None else self.input_per_million)
+        return ((tokens_in - cached) * self.input_per_million + cached * cached_price
+                + tokens_out * self.output_per_million) / 1_000_000
+
+
 class ModelSection(_Section):
     """`[model]`: which OpenAI-compatible model to use, and where."""
 
@@ -51,6 +65,7 @@ class ModelSection(_Section):
     fallback_models: list[str] = Field(default_factory=list)
     # Plain http to a host other than this machine (user tier only).
     allow_insecure_http: bool = False
+    prices: Prices | None = None
 
 
 class LimitsSection(_Section):
@@ -104,6 +119,7 @@ class ModelConfig:
     base_url_origin: Origin = Origin()
     fallback_models: tuple[str, ...] = ()
     allow_insecure_http: bool = False
+    prices: Prices | None = None
 
 
 @dataclass(frozen=True)
@@ -339,6 +355,8 @@ def _model(current: ModelConfig, section: ModelSection, origin: Origin) -> Model
         updates |= {"base_url": section.base_url, "base_url_origin": origin}
     if section.allow_insecure_http:
         updates["allow_insecure_http"] = True
+    if section.prices is not None and (origin.trusted or current.prices is None):
+        updates["prices"] = section.prices
     return replace(current, **updates)
 
 

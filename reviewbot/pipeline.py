@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
+from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
 from reviewbot.diff import collect
@@ -69,6 +70,7 @@ class RunContext:
     redactor: Redactor
     now: datetime
     started: float
+    cache: ResultCache | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,8 @@ def _index(ctx: RunContext, state: RunState) -> RunState:
 
 def _plan(ctx: RunContext, state: RunState) -> RunState:
     index = cast(ReviewIndex, state.need("index"))
-    llm_plan = plan(index, cast(PlannerIndex, state.need("planner_index")), ctx.session)
+    llm_plan = plan(index, cast(PlannerIndex, state.need("planner_index")), ctx.session,
+                    cache=ctx.cache)
     ctx.run_dir.write("llm_plan", llm_plan)
     for notice in llm_plan.notices:
         ctx.events.notice(notice)
@@ -179,7 +182,8 @@ def _review(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
     review = review_units(ctx.session, rules.units, cast(ContextBundle, state.need("bundle")),
-                          rules.findings, RepoSource(ctx.repo, diff), ctx.config, ctx.events)
+                          rules.findings, RepoSource(ctx.repo, diff), ctx.config, ctx.events,
+                          ctx.cache)
     ctx.run_dir.write("review", review)
     return replace(state, review=review)
 
@@ -188,7 +192,8 @@ def _verify(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
     verified = verify_findings(cast(ReviewResult, state.need("review")), rules.units,
-                               rules.findings, RepoSource(ctx.repo, diff), ctx.session)
+                               rules.findings, RepoSource(ctx.repo, diff), ctx.session,
+                               ctx.cache)
     ctx.run_dir.write("verified", verified)
     return replace(state, verified=verified)
 
@@ -202,7 +207,7 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
     stats = _stats(index, findings, ctx.started).model_copy(update={
-        "model": model_stats(state, ctx.session)})
+        "model": model_stats(state, ctx.session, ctx.config)})
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
                        stats=stats)
     ctx.run_dir.write("report", report)
@@ -245,21 +250,24 @@ class ReviewOutcome:
 
 def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
                events: Events | None = None, session: ModelSession | None = None,
-               redactor: Redactor | None = None) -> ReviewOutcome:
-    ctx = _context_for(repo, request, config, output_dir, events, session, redactor)
+               redactor: Redactor | None = None,
+               cache: ResultCache | None = None) -> ReviewOutcome:
+    ctx = replace(_context_for(repo, request, config, output_dir, events, session, redactor),
+                  cache=cache)
     return _finish(ctx, run_stages(ctx, RunState()))
 
 
 def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_dir: Path,
           events: Events | None = None, session: ModelSession | None = None,
-          redactor: Redactor | None = None) -> ReviewOutcome:
+          redactor: Redactor | None = None, cache: ResultCache | None = None) -> ReviewOutcome:
     """A finished run's stages from `from_stage` on, again, into a new run folder."""
     if from_stage not in RERUNNABLE:
         raise UsageError(f"--from must be one of {', '.join(RERUNNABLE)}, not {from_stage!r} "
                          "(the earlier stages read git: run a new review for them).")
     state = load_state(source, from_stage)
     diff = cast(DiffResult, state.need("diff"))
-    ctx = _context_for(repo, diff.request, config, output_dir, events, session, redactor)
+    ctx = replace(_context_for(repo, diff.request, config, output_dir, events, session,
+                               redactor), cache=cache)
     for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
         for name in stage.artifacts:
             ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name, name))
@@ -343,19 +351,25 @@ def model_findings_block(config: Config, request: ChangeRequest) -> bool:
     return request.mode == "pr"
 
 
-def model_stats(state: RunState, session: ModelSession | None) -> ModelStats:
+def model_stats(state: RunState, session: ModelSession | None, config: Config) -> ModelStats:
     review = state.review
-    skipped = Counter((review.skipped if review else {}).values())
-    totals = session.ledger.log().totals if session is not None else None
+    reviews = review.reviews if review else ()
     bundle = state.bundle
-    return ModelStats(
+    stats = ModelStats(
         mode=review.mode if review else "offline",
-        reviewed_units=sum(len(r.unit_ids) for r in review.reviews) if review else 0,
-        skipped_units=dict(skipped), clipped_units=sum(
-            1 for item in (bundle.items if bundle else ()) if not item.complete),
-        calls=totals.requests if totals else 0, tokens_in=totals.tokens_in if totals else 0,
-        tokens_out=totals.tokens_out if totals else 0,
-        cached_tokens=totals.cached_tokens if totals else 0)
+        reviewed_units=sum(len(r.unit_ids) for r in reviews),
+        cached_units=sum(len(r.unit_ids) for r in reviews if r.cached),
+        skipped_units=dict(Counter((review.skipped if review else {}).values())),
+        clipped_units=sum(1 for item in (bundle.items if bundle else ()) if not item.complete))
+    if session is None:
+        return stats
+    totals = session.ledger.log().totals
+    prices = config.model.prices
+    return stats.model_copy(update={
+        "calls": totals.requests, "tokens_in": totals.tokens_in,
+        "tokens_out": totals.tokens_out, "cached_tokens": totals.cached_tokens,
+        "cost": prices.cost(totals.tokens_in, totals.tokens_out, totals.cached_tokens)
+        if prices else None})
 
 
 def _stats(index: ReviewIndex, findings: tuple[Finding, ...], started: float) -> RunStats:

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from functools import partial
 
+from pydantic import ValidationError
+
+from reviewbot.cache import ResultCache
 from reviewbot.model.messages import ChatMessage, fence, system, user
+from reviewbot.model.pool import run_in_pool
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import (
     IndexUnit,
@@ -25,6 +30,8 @@ from reviewbot.schema import (
     ReviewIndex,
 )
 
+# Raised when the planner's prompt or schema change: the result cache keys on it.
+PLAN_VERSION = "plan-1"
 # A batch's planner_index JSON stays under this many tokens (about 4 characters a token),
 # which leaves room for the answer in an 8k-token context.
 BATCH_TOKENS = 3000
@@ -59,34 +66,53 @@ def heuristic_item(unit: IndexUnit, reason: str) -> PlanItem:
 
 
 def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession | None,
-         batch_tokens: int = BATCH_TOKENS) -> LlmPlan:
+         batch_tokens: int = BATCH_TOKENS, cache: ResultCache | None = None) -> LlmPlan:
+    """The plan: the model's for each batch it answers (batches in the session's pool, and
+    from the cache when the same batch was planned before), the heuristic's for the rest."""
     by_id = {unit.unit_id: unit for unit in index.units}
     if caller is None:
         return _heuristic(index.units, "offline", ())
+    all_batches = list(batches(planner_index, batch_tokens))
+    answers = run_in_pool([partial(_ask, caller, planner_index, batch, cache)
+                           for batch in all_batches], caller.settings.concurrency)
     items: list[PlanItem] = []
     sources: dict[str, PlanSource] = {}
     notices: list[str] = []
-    failure: ModelUnavailable | None = None
-    for batch in batches(planner_index, batch_tokens):
+    for batch, answer in zip(all_batches, answers, strict=True):
         ids = [unit.unit_id for unit in batch]
-        if failure is None:
-            try:
-                reply = caller.ask("planner", _messages(planner_index, batch), PlanReply)
-            except ModelUnavailable as exc:
-                failure = exc
-                notices.append(_notice(exc))
-            else:
-                planned = {item.unit_id for item in reply.plan}
-                items += reply.plan
-                sources.update({item.unit_id: "model" for item in reply.plan
-                                if item.unit_id in by_id})
-                missing = [i for i in ids if i not in planned]
-                items += [heuristic_item(by_id[i], "missing_from_model_plan") for i in missing]
-                sources.update(dict.fromkeys(missing, "heuristic"))
-                continue
-        items += [heuristic_item(by_id[i], failure.reason) for i in ids]
-        sources.update(dict.fromkeys(ids, "heuristic"))
+        if isinstance(answer, ModelUnavailable):
+            notice = _notice(answer)
+            if notice not in notices:
+                notices.append(notice)
+            items += [heuristic_item(by_id[i], answer.reason) for i in ids]
+            sources.update(dict.fromkeys(ids, "heuristic"))
+            continue
+        planned = {item.unit_id for item in answer.plan}
+        items += answer.plan
+        sources.update({item.unit_id: "model" for item in answer.plan if item.unit_id in by_id})
+        missing = [i for i in ids if i not in planned]
+        items += [heuristic_item(by_id[i], "missing_from_model_plan") for i in missing]
+        sources.update(dict.fromkeys(missing, "heuristic"))
     return LlmPlan(plan=tuple(items), sources=sources, notices=tuple(notices))
+
+
+def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerUnit],
+         cache: ResultCache | None) -> PlanReply | ModelUnavailable:
+    messages = _messages(planner_index, batch)
+    key = caller.fingerprint(PLAN_VERSION, messages)
+    cached = cache.get("plan", key) if cache is not None else None
+    if cached is not None:
+        try:
+            return PlanReply.model_validate(cached)
+        except ValidationError:
+            pass
+    try:
+        reply = caller.ask("planner", messages, PlanReply)
+    except ModelUnavailable as exc:
+        return exc
+    if cache is not None:
+        cache.put("plan", key, reply.model_dump(mode="json"))
+    return reply
 
 
 def _heuristic(units: Sequence[IndexUnit], reason: str, notices: tuple[str, ...]) -> LlmPlan:
@@ -112,8 +138,12 @@ def batches(planner_index: PlannerIndex,
 
 
 def _messages(planner_index: PlannerIndex, batch: list[PlannerUnit]) -> list[ChatMessage]:
-    data = json.loads(planner_index.model_copy(update={"units": tuple(batch)})
-                      .model_dump_json())
+    # No timestamp: it tells the planner nothing, and would make every run's prompt (and
+    # cache key) new.
+    metadata = planner_index.review_metadata.model_copy(update={"timestamp": ""})
+    data = json.loads(planner_index.model_copy(update={
+        "units": tuple(batch), "review_metadata": metadata}).model_dump_json(
+        exclude={"review_metadata": {"timestamp"}}))
     return [system(SYSTEM_PROMPT), user(fence("planner_index", data))]
 
 

@@ -268,6 +268,8 @@ class ModelStats(Frozen):
     # "tools" (the agent with tools), "structured" (one answer per unit), or "offline".
     mode: str = "offline"
     reviewed_units: int = 0
+    # Of those, the units whose review came from the result cache.
+    cached_units: int = 0
     # Unit count per reason it was not reviewed by the model ("offline", "call_cap", ...).
     skipped_units: dict[str, int] = Field(default_factory=dict)
     clipped_units: int = 0
@@ -275,6 +277,8 @@ class ModelStats(Frozen):
     tokens_in: int = 0
     tokens_out: int = 0
     cached_tokens: int = 0
+    # Only with prices in the user config (model.prices), in the prices' currency.
+    cost: float | None = None
 
 
 class RunStats(Frozen):
@@ -530,6 +534,8 @@ class UnitReview(Frozen):
     # model_unavailable: <reason>
     stop_reason: str = "finished"
     summary: str = ""
+    # Taken from the result cache: no model call was made for it in this run.
+    cached: bool = False
 
 
 class ReviewResult(Frozen):

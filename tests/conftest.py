@@ -87,3 +87,12 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     server = FakeOpenAI().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def serial_reviews() -> None:
+    """One model conversation at a time (the user's config), for tests that script replies in
+    the order requests arrive."""
+    config = Path.home() / ".config" / "reviewbot" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[limits]\nconcurrency = 1\n")

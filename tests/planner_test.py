@@ -71,7 +71,7 @@ def test_batches_respect_the_budget_and_the_cap_hands_over(fake_openai: FakeOpen
 
     first = index.units[0].unit_id
     fake_openai.reply_json({"plan": [item(first)]})
-    caller = caller_for(fake_openai.base_url, max_calls=1)
+    caller = caller_for(fake_openai.base_url, max_calls=1, concurrency=1)
     result = plan(index, planner_index, caller, batch_tokens=1)
     reasons = [i.reason for i in result.plan]
     assert reasons == ["model says so", "call_cap", "call_cap"]

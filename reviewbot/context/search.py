@@ -8,6 +8,7 @@ capped in count and bytes.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -42,17 +43,19 @@ def classify(text: str, symbol: str) -> HitKind:
 
 @dataclass
 class SearchBudget:
-    """The run's searches, shared by every unit's searcher."""
+    """The run's searches, shared by every unit's searcher (and the review's workers)."""
 
     left: int = MAX_SEARCHES_PER_RUN
     skipped: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def take(self) -> bool:
-        if self.left <= 0:
-            self.skipped += 1
-            return False
-        self.left -= 1
-        return True
+        with self._lock:
+            if self.left <= 0:
+                self.skipped += 1
+                return False
+            self.left -= 1
+            return True
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reviewbot.cache import cache_key
 from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient, printable
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
@@ -81,6 +82,14 @@ class ModelSession:
                 if not (schema and exc.status == 400 and "response_format" in str(exc)
                         and self._step_down(kind)):
                     raise
+
+    def fingerprint(self, version: str, messages: Sequence[ChatMessage], *extra: str) -> str:
+        """A cache key for what determines an answer: the version of the prompt and schema,
+        the model, the endpoint and the messages (as they are sent: redacted)."""
+        texts = [self.redactor.text(m.content or "", literal_bare_values=False)
+                 for m in messages]
+        return cache_key(version, self.settings.model, *self.settings.fallback_models,
+                         self.settings.endpoint, *texts, *extra)
 
     def ask(self, purpose: str, messages: Sequence[ChatMessage], schema: type[T],
             unit_id: str | None = None) -> T:

@@ -41,11 +41,13 @@ def model_line(report: RunReport) -> str:
     if model.mode == "offline":
         return ""
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(model.skipped_units.items()))
+    cost = f", cost {model.cost:.4f}" if model.cost is not None else ""
     return (f"model ({model.mode}): {model.reviewed_units} units reviewed"
+            + (f" ({model.cached_units} from the cache)" if model.cached_units else "")
             + (f", skipped: {skipped}" if skipped else "")
             + (f", {model.clipped_units} with clipped context" if model.clipped_units else "")
             + f"; {model.calls} calls, {model.tokens_in:,} tokens in, "
-            f"{model.tokens_out:,} out ({model.cached_tokens:,} cached)")
+            f"{model.tokens_out:,} out ({model.cached_tokens:,} cached){cost}")
 
 
 def clip_lines(text: str) -> list[str]:

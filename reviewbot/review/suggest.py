@@ -13,10 +13,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reviewbot.cache import ResultCache
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import Finding
 
+# Raised when the suggestion prompt changes: the result cache keys on it.
+SUGGEST_VERSION = "suggest-1"
 MAX_SUGGESTIONS = 10
 MAX_RANGE_LINES = 15
 CONTEXT_LINES = 5
@@ -40,16 +43,24 @@ def wants_suggestion(finding: Finding) -> bool:
             and finding.end_line - finding.start_line < MAX_RANGE_LINES)
 
 
-def suggest(session: ModelSession, finding: Finding, text: str, language: str) -> Suggestion:
+def suggest(session: ModelSession, finding: Finding, text: str, language: str,
+            cache: ResultCache | None = None) -> Suggestion:
     lines = text.split("\n")
     if finding.end_line > len(lines):
         return Suggestion(None, "out_of_range")
+    messages = [system(SYSTEM), user(_prompt(finding, lines))]
+    key = session.fingerprint(SUGGEST_VERSION, messages)
+    cached = cache.get("suggestion", key) if cache is not None else None
+    if cached is not None and isinstance(cached.get("text"), str):
+        return check_replacement(cached["text"], lines, finding, language)
     try:
-        reply = session.chat("suggestion", [system(SYSTEM), user(_prompt(finding, lines))],
-                             unit_id=finding.unit_id)
+        reply = session.chat("suggestion", messages, unit_id=finding.unit_id)
     except ModelUnavailable as exc:
         return Suggestion(None, f"model_unavailable: {exc.reason}")
-    return check_replacement(_unfence(reply.content), lines, finding, language)
+    text_reply = _unfence(reply.content)
+    if cache is not None:
+        cache.put("suggestion", key, {"text": text_reply})
+    return check_replacement(text_reply, lines, finding, language)
 
 
 def check_replacement(replacement: str, lines: Sequence[str], finding: Finding,

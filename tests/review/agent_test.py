@@ -145,6 +145,7 @@ def test_a_model_that_calls_tools_forever_stops_at_the_bound(
     assert len(fake_openai.received) == 6  # the plan and five turns
 
 
+@pytest.mark.usefixtures("serial_reviews")
 def test_injected_instructions_stay_in_the_sandbox(
         repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
