@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from reviewbot.events import Events
     from reviewbot.model import ModelSession
     from reviewbot.pipeline import ReviewOutcome
+    from reviewbot.report import ReportInput
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS = ("review", "explain", "rerun", "rules", "cache")
@@ -89,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _review_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", choices=("staged", "working", "pr"),
-                        help="what to review (default: staged)")
+    parser.add_argument("--mode", choices=("staged", "working", "pr", "github"),
+                        help="what to review (default: staged); github: the pull request "
+                             "of a GitHub Actions event")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
@@ -104,6 +106,19 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="the repository config to use instead of .reviewbot.toml")
     _model_arguments(parser)
+    github = parser.add_argument_group("github mode")
+    github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
+                        help="pr-review (default): a review on the pull request, plus the "
+                             "job summary and SARIF; summary or sarif: only those")
+    github.add_argument("--max-comments", type=int, metavar="N",
+                        help="inline comments per review (default 30; the rest go to the "
+                             "summary comment)")
+    github.add_argument("--full", action="store_true",
+                        help="review the whole pull request, not only the commits since "
+                             "the last review")
+    github.add_argument("--sarif", metavar="FILE", type=Path,
+                        help="where the SARIF file goes (default: reviewbot.sarif in the "
+                             "workspace)")
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +185,8 @@ def _review(args: argparse.Namespace) -> int:
     repo = open_repo(args.repo)
     redactor = Redactor()
     events = _events(args, redactor)
+    if args.mode == "github":
+        return _review_github(args, repo, redactor, events)
     request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args), args, repo)
     session = None if args.offline else _session(config, events, redactor)
@@ -178,6 +195,32 @@ def _review(args: argparse.Namespace) -> int:
                              config.output_dir or runs_folder(repo.root, None), events, session,
                              redactor, _cache(args, repo, session))
     return _print_report(outcome, config, args, redactor)
+
+
+def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                   events: Events) -> int:
+    from reviewbot.github.action import default_sarif, deliver, prepare
+    from reviewbot.pipeline import run_review
+
+    def redact(text: str) -> str:
+        return redactor.text(text, literal_bare_values=False)
+
+    if args.max_comments is not None and args.max_comments < 0:
+        raise UsageError("--max-comments must be 0 or more.")
+    run = prepare(repo, os.environ, args.reporter or "pr-review",
+                  30 if args.max_comments is None else args.max_comments, args.full,
+                  events.notice, redact)
+    config = _with_flags(_load_config(repo, run.request, args, run.event.base_sha), args, repo)
+    session = None if args.offline else _session(config, events, redactor)
+    with _progress(events, args):
+        outcome = run_review(repo, run.request, config,
+                             config.output_dir or runs_folder(repo.root, None), events, session,
+                             redactor, _cache(args, repo, session))
+    data = _report_input(outcome, args)
+    posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
+                     events.notice, redact)
+    code = _print_report(outcome, config, args, redactor)
+    return code if posted else EXIT_INTERNAL
 
 
 def _rerun(args: argparse.Namespace) -> int:
@@ -221,16 +264,22 @@ def _cache_command(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
-                  redactor: Redactor) -> int:
-    from reviewbot.pipeline import fails, model_findings_block
-    from reviewbot.report import ReportInput, render
+def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInput:
+    from reviewbot.report import ReportInput
     from reviewbot.review import model_rule_metadata
     from reviewbot.rules import rule_metadata
 
-    data = ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
+    return ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
                        rules={**rule_metadata(), **model_rule_metadata()},
                        verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
+
+
+def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
+                  redactor: Redactor) -> int:
+    from reviewbot.pipeline import fails, model_findings_block
+    from reviewbot.report import render
+
+    data = _report_input(outcome, args)
     if args.events != "-":  # with events on stdout, the final_report event says where it is
         # The report quotes file names and code: it leaves through the redaction pass too.
         output = redactor.text(render(args.format, data), literal_bare_values=False)
@@ -272,10 +321,15 @@ def _progress(events: Events, args: argparse.Namespace) -> AbstractContextManage
 
 # flag -> the modes it belongs to, and what to say when it is given with another one.
 _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
-    "base": (("pr",), "--base is for --mode pr (staged and working compare with HEAD)"),
+    "base": (("pr",), "--base is for --mode pr (staged and working compare with HEAD; github "
+                      "takes it from the event)"),
     "head": (("pr",), "--head is for --mode pr (staged and working review the index or "
                       "the working tree)"),
     "include_untracked": (("working",), "--include-untracked is for --mode working"),
+    "reporter": (("github",), "--reporter is for --mode github"),
+    "max_comments": (("github",), "--max-comments is for --mode github"),
+    "full": (("github",), "--full is for --mode github"),
+    "sarif": (("github",), "--sarif is for --mode github (elsewhere: --format sarif)"),
 }
 
 
@@ -310,18 +364,20 @@ def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeR
                          head=args.head, include_untracked=args.include_untracked)
 
 
-def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace) -> Config:
-    """The config; in pr mode the repository's file is read at the base, so a change cannot
-    loosen its own review."""
+def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace,
+                 base_rev: str | None = None) -> Config:
+    """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
+    request's base), so a change cannot loosen its own review."""
     from reviewbot.rules import RULES
 
     reader = None
-    base = repo.rev_parse(request.base) if request.mode == "pr" and request.base else None
+    wanted = base_rev or (request.base if request.mode == "pr" else None)
+    base = repo.rev_parse(wanted) if wanted else None
     if base is not None:
         def reader(name: str) -> bytes | None:
             return repo.show(base, name)
     return load_config(repo.root, RULES.keys(), read_repo_file=reader,
-                       revision=f"{request.base} (the base)", repo_config=args.config)
+                       revision=f"{wanted} (the base)", repo_config=args.config)
 
 
 def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession | None:

@@ -101,6 +101,10 @@ class GitRepo:
                                ok_codes=(0, 1, 128)).decode("utf-8", "replace").strip()
         return remote_head if remote_head and self.rev_parse(remote_head) else None
 
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        status, _, _ = self._execute(["merge-base", "--is-ancestor", ancestor, descendant])
+        return status == 0
+
     def count_commits(self, rev_range: str) -> int:
         return int(self.text(["rev-list", "--count", rev_range]) or 0)
 

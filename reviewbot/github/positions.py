@@ -1,0 +1,35 @@
+"""Which lines of a pull request can carry a review comment: the RIGHT side of its diff.
+
+GitHub answers 422 ("line must be part of the diff") for any other line, so each comment is
+checked against the pull request's own patches (from the files API) before it is posted.
+A file whose patch GitHub leaves out (binary, or too large) has no commentable lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
+
+
+def right_side_lines(patch: str) -> set[int]:
+    """New-side line numbers of added and context lines in a unified-diff patch."""
+    lines: set[int] = set()
+    current: int | None = None
+    for row in patch.split("\n"):
+        match = _HUNK.match(row)
+        if match:
+            current = int(match.group("start"))
+            continue
+        if current is None or row.startswith(("-", "\\")):
+            continue
+        if row.startswith(("+", " ")):
+            lines.add(current)
+            current += 1
+    return lines
+
+
+def commentable(files: Iterable[tuple[str, str | None]]) -> dict[str, set[int]]:
+    """path -> RIGHT-side lines, from (filename, patch) pairs."""
+    return {path: right_side_lines(patch) if patch else set() for path, patch in files}

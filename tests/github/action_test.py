@@ -1,0 +1,87 @@
+"""action.yml: its steps run as GitHub would run them (bash, inputs through the environment),
+against the fake GitHub, with a sample GITHUB_EVENT_PATH."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.github.conftest import PullRequest
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+def expand(value: str, inputs: dict[str, str]) -> str:
+    """GitHub's `${{ ... }}` for the expressions action.yml uses."""
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1).strip()
+        if name.startswith("inputs."):
+            return inputs[name.removeprefix("inputs.")]
+        return {"github.token": "ghs_testtoken", "github.action_path": str(ROOT)}[name]
+    return re.sub(r"\$\{\{(.*?)\}\}", one, value)
+
+
+def run_step(step: dict[str, Any], inputs: dict[str, str],
+             cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env |= {name: expand(str(value), inputs) for name, value in step.get("env", {}).items()}
+    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=False)
+
+
+def inputs(**given: str) -> dict[str, str]:
+    defaults = {name: expand(str(spec.get("default", "")), {})
+                for name, spec in ACTION["inputs"].items()}
+    return defaults | given
+
+
+def test_the_action_is_composite_and_maps_every_input_to_the_environment() -> None:
+    steps = ACTION["runs"]["steps"]
+    assert ACTION["runs"]["using"] == "composite"
+    assert steps[0]["uses"].startswith("actions/setup-python@")
+    scripts = "\n".join(step.get("run", "") for step in steps)
+    assert "${{" not in scripts  # no expression is spliced into a script
+    mapped = " ".join(str(v) for step in steps for v in step.get("env", {}).values())
+    assert all(f"inputs.{name}" in mapped for name in ACTION["inputs"])
+    assert '"$REVIEWBOT_ACTION_PATH[model,github]"' in steps[1]["run"]
+    assert set(ACTION["outputs"]) == {"errors", "warnings", "infos", "sarif"}
+
+
+def test_the_review_step_reviews_and_posts(pull: PullRequest) -> None:
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "review")
+    result = run_step(step, inputs(**{"max-comments": "5"}), pull.repo.root)
+    assert result.returncode == 1, result.stderr  # the shell injection: fail-level error
+    assert "review posted: 1 new comments" in result.stderr
+    [posted] = pull.github.posted_reviews()
+    assert posted["comments"][0]["path"] == "app/run.py"
+    outputs = dict(line.split("=", 1)
+                   for line in (pull.home / "output.txt").read_text().splitlines())
+    assert outputs["errors"] == "1" and Path(outputs["sarif"]).is_file()
+
+
+def test_the_summary_reporter_posts_nothing(pull: PullRequest) -> None:
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "review")
+    result = run_step(step, inputs(reporter="summary", **{"fail-level": "info"}),
+                      pull.repo.root)
+    assert result.returncode == 1
+    assert pull.github.writes == []
+    assert "python.shell-injection" in (pull.home / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("name", ["config", "fail-level", "max-comments"])
+def test_an_input_cannot_become_shell_code(pull: PullRequest, tmp_path: Path,
+                                           name: str) -> None:
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "review")
+    marker = tmp_path / "pwned"
+    result = run_step(step, inputs(**{name: f"x; touch {marker}; $(touch {marker})"}),
+                      pull.repo.root)
+    assert result.returncode == 2, result.stderr  # a usage error, nothing else
+    assert not marker.exists()

@@ -1,0 +1,196 @@
+"""`reviewbot --mode github` with real PyGithub against the fake GitHub REST server."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from tests.github.conftest import BAD, PullRequest
+
+EVALS = "".join(f"def f{n}(x):\n    return eval(x)\n\n\n" for n in range(100))
+
+
+def review(pull: PullRequest, *args: str) -> int:
+    return main(["--repo", str(pull.repo.root), "--mode", "github", "--offline", "--quiet",
+                 *args])
+
+
+def outputs(pull: PullRequest) -> dict[str, str]:
+    lines = (pull.home / "output.txt").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines)
+
+
+def test_a_first_review(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    code = review(pull)
+    err = capsys.readouterr().err
+    assert code == 1  # the shell injection is an error, and in pr mode everything counts
+    [posted] = pull.github.posted_reviews()
+    assert posted["event"] == "COMMENT" and posted["commit_id"] == pull.head
+    [comment] = posted["comments"]
+    assert (comment["path"], comment["line"], comment["side"]) == ("app/run.py", 5, "RIGHT")
+    assert "python.shell-injection" in comment["body"] and "reviewbot:fp=" in comment["body"]
+    summary = pull.github.summary()["body"]
+    assert f"<!-- reviewbot:summary head={pull.head} -->" in summary
+    assert "Inline: 1 new comments, 0 already posted, 0 earlier comments resolved." in summary
+    assert "review posted: 1 new comments" in err
+    assert outputs(pull)["errors"] == "1"
+    sarif = json.loads(Path(outputs(pull)["sarif"]).read_text())
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "python.shell-injection"
+    assert "python.shell-injection" in (pull.home / "summary.md").read_text()
+
+
+def test_a_rerun_posts_nothing_new_and_edits_the_summary(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    review(pull)
+    writes = len(pull.github.writes)
+    review(pull)
+    new = pull.github.writes[writes:]
+    assert [(w.method, w.path.rsplit("/", 2)[-2]) for w in new] == [("PATCH", "comments")]
+    assert len(pull.github.posted_reviews()) == 1
+    assert "Inline: 0 new comments, 1 already posted" in pull.github.summary()["body"]
+
+
+def test_a_new_commit_posts_only_new_findings_and_resolves_the_fixed_one(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    review(pull)
+    first_head = pull.head
+    pull.push({"app/run.py": BAD.replace('f"ls {path}", shell=True', '["ls", path]'),
+               "app/calc.py": "def calc(expr):\n    return eval(expr)\n"}, "fix and add")
+    review(pull)
+    err = capsys.readouterr().err
+    assert f"reviewing the commits since the last review ({first_head[:12]})" in err
+    second = pull.github.posted_reviews()[-1]
+    assert [c["path"] for c in second["comments"]] == ["app/calc.py"]
+    fixed = next(c for c in pull.github.review_comments if c["path"] == "app/run.py")
+    assert fixed["body"].startswith(f"✅ **Resolved** in `{pull.head[:12]}`")
+    assert ";resolved -->" in fixed["body"]
+    summary = pull.github.summary()["body"]
+    assert f"(the commits since {first_head[:12]})" in summary
+    assert "1 earlier comments resolved" in summary
+
+
+def test_a_full_review_after_a_new_commit(pull: PullRequest,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    review(pull)
+    pull.push({"app/other.py": "x = 1\n"})
+    review(pull, "--full")
+    assert "since" not in capsys.readouterr().err
+    assert "(the commits since" not in pull.github.summary()["body"]
+
+
+def test_a_422_loses_nothing(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.push({"app/calc.py": "def calc(expr):\n    return eval(expr)\n"})
+    # GitHub's diff for run.py says line 5 is there; the review API disagrees (it happens).
+    original = pull.github._on_the_diff
+    pull.github._on_the_diff = lambda c: original(c) and c["path"] != "app/run.py"  # type: ignore[method-assign]
+    review(pull)
+    [posted] = pull.github.posted_reviews()
+    assert [c["path"] for c in posted["comments"]] == ["app/calc.py"]
+    summary = pull.github.summary()["body"]
+    assert "`app/run.py` L5 Command run through a shell" in summary
+    assert "GitHub refused it on this line" in summary
+    assert not any(r["state"] == "PENDING" for r in pull.github.reviews)
+
+
+def test_a_read_only_token_writes_the_job_summary_and_sarif(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.github.read_only = True
+    code = review(pull)
+    err = capsys.readouterr().err
+    assert code == 1  # the fail level decides, not the token
+    assert "the token cannot comment on this pull request" in err
+    assert "internal error" not in err
+    assert Path(outputs(pull)["sarif"]).is_file()
+    assert "python.shell-injection" in (pull.home / "summary.md").read_text()
+
+
+def test_a_forks_pull_request_is_not_posted_to(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(pull.event(fork=True)))
+    review(pull)
+    assert "comes from a fork" in capsys.readouterr().err
+    assert pull.github.writes == []
+
+
+def test_a_hundred_findings_are_capped_with_the_rest_in_the_summary(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.push({"app/evals.py": EVALS})
+    review(pull, "--max-comments", "30")
+    [posted] = pull.github.posted_reviews()
+    assert len(posted["comments"]) == 30
+    summary = pull.github.summary()["body"]
+    assert summary.count("over the 30 comments of a review") == 71
+
+
+def test_5xx_on_a_write_is_retried(pull: PullRequest,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    pull.github.fail_writes = deque([502, 403])
+    assert review(pull) == 1
+    assert len(pull.github.posted_reviews()) == 1
+
+
+def test_a_write_that_keeps_failing_is_exit_3_with_everything_else_written(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.github.fail_writes = deque([502] * 10)
+    assert review(pull) == 3
+    err = capsys.readouterr().err
+    assert "posting the review failed: GitHub answered 502" in err
+    assert Path(outputs(pull)["sarif"]).is_file()
+    assert (pull.home / "summary.md").read_text()
+
+
+def test_someone_elses_marker_is_not_ours(pull: PullRequest,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    review(pull)
+    fingerprint = pull.github.review_comments[0]["body"].split("fp=")[1].split(" ")[0]
+    pull.github.review_comments.clear()
+    pull.github.add_comment_by("mallory", f"lgtm <!-- reviewbot:fp={fingerprint} -->",
+                               review=True, path="app/run.py", line=5)
+    pull.github.add_comment_by("mallory", f"<!-- reviewbot:summary head={pull.head} -->")
+    review(pull)
+    assert len(pull.github.posted_reviews()) == 2  # posted again: the imitation is not ours
+    mallory = [c for c in pull.github.issue_comments if c["user"]["login"] == "mallory"]
+    assert mallory[0]["body"].startswith("<!-- reviewbot:summary")  # untouched
+
+
+def test_an_actions_token_that_cannot_read_user_posts_as_the_bot(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.github.user_forbidden = True
+    pull.github.login = "github-actions[bot]"
+    review(pull)
+    review(pull)
+    assert len(pull.github.posted_reviews()) == 1  # the second run recognised its comment
+
+
+def test_outside_a_pull_request_event(pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    assert review(pull) == 2
+    assert "this run is a 'push' event" in capsys.readouterr().err
+    monkeypatch.delenv("GITHUB_EVENT_PATH")
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    assert review(pull) == 2
+    assert "GITHUB_EVENT_PATH is not set" in capsys.readouterr().err
+
+
+def test_a_shallow_clone_says_how_to_fetch(pull: PullRequest, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    shallow = tmp_path / "shallow"
+    pull.repo.git("clone", "-q", "--depth", "1", "--branch", "topic",
+                  f"file://{pull.repo.root}", str(shallow))
+    code = main(["--repo", str(shallow), "--mode", "github", "--offline"])
+    assert code == 2
+    assert "fetch-depth: 0" in capsys.readouterr().err
+
+
+def test_github_flags_belong_to_github_mode(pull: PullRequest,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--repo", str(pull.repo.root), "--reporter", "summary"]) == 2
+    assert "--reporter is for --mode github" in capsys.readouterr().err
+    assert review(pull, "--base", "main") == 2
