@@ -11,8 +11,8 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,13 +178,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _review(args: argparse.Namespace) -> int:
-    # Imported here so `reviewbot --help` stays instant.
-    from reviewbot.pipeline import run_review
-
     check_flags(args)
     repo = open_repo(args.repo)
     redactor = Redactor()
     events = _events(args, redactor)
+    with _errors_as_events(events):
+        return _review_in(args, repo, redactor, events)
+
+
+@contextmanager
+def _errors_as_events(events: Events) -> Iterator[None]:
+    """A run that fails says so on the event stream too (then the handler in main reports)."""
+    try:
+        yield
+    except ReviewbotError as exc:
+        events.emit("error", str(exc), exit_code=exc.exit_code)
+        raise
+    except Exception as exc:
+        events.emit("error", f"internal error: {type(exc).__name__}", exit_code=EXIT_INTERNAL)
+        raise
+
+
+def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+               events: Events) -> int:
+    # Imported here so `reviewbot --help` stays instant.
+    from reviewbot.pipeline import run_review
+
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
     request = _request(args, repo, events)
@@ -235,7 +254,7 @@ def _rerun(args: argparse.Namespace) -> int:
     args.config = None
     config = _with_flags(_load_config(repo, diff.request, args), args, repo)
     session = None if args.offline else _session(config, events, redactor)
-    with _progress(events, args):
+    with _errors_as_events(events), _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
                         config.output_dir or runs_folder(repo.root, None), events, session,
                         redactor, _cache(args, repo, session))

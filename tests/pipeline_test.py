@@ -83,3 +83,14 @@ def test_rerun_refuses_stages_that_read_git(staged: GitFixture, tmp_path: Path) 
     assert "rules" not in RERUNNABLE
     with pytest.raises(UsageError, match="--from must be one of plan"):
         rerun(outcome.run_dir.path, "rules", open_repo(staged.root), Config(), tmp_path)
+
+
+def test_a_failed_run_ends_its_event_stream_with_an_error(
+        staged: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = tmp_path / "events.jsonl"
+    code = main(["--repo", str(staged.root), "--mode", "pr", "--base", "no-such-branch",
+                 "--events", str(events)])
+    assert code == 2
+    last = json.loads(events.read_text().splitlines()[-1])
+    assert last["kind"] == "error" and last["data"] == {"exit_code": 2}
+    assert "--base no-such-branch is not a commit" in last["message"]
