@@ -11,6 +11,15 @@ from reviewbot.schema import Finding
 def fingerprint(data: ReportInput, finding: Finding) -> str:
     # Rule, file and the code itself (whitespace-normalised), not the line number: a finding
     # pushed down by an edit above it keeps its fingerprint, so it is not reported anew.
+    # Several findings on identical code in one file are told apart by their order.
+    base = _base(data, finding)
+    earlier = sum(1 for other in data.report.findings
+                  if other.start_line < finding.start_line and other.file_path ==
+                  finding.file_path and _base(data, other) == base)
+    key = base if earlier == 0 else f"{base}\0{earlier}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _base(data: ReportInput, finding: Finding) -> str:
     code = " ".join(" ".join(data.code_of(finding)).split()) or finding.message
-    digest = hashlib.sha256(f"{finding.rule_id}\0{finding.file_path}\0{code}".encode())
-    return digest.hexdigest()[:32]
+    return f"{finding.rule_id}\0{finding.file_path}\0{code}"

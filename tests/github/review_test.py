@@ -120,11 +120,16 @@ def test_a_forks_pull_request_is_not_posted_to(
 def test_a_hundred_findings_are_capped_with_the_rest_in_the_summary(
         pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     pull.push({"app/evals.py": EVALS})
+    pull.github.per_page_max = 10  # the re-run reads its 30 comments over 3 pages
     review(pull, "--max-comments", "30")
     [posted] = pull.github.posted_reviews()
     assert len(posted["comments"]) == 30
     summary = pull.github.summary()["body"]
     assert summary.count("over the 30 comments of a review") == 71
+    review(pull, "--max-comments", "30")
+    assert len(pull.github.posted_reviews()) == 2  # the next 30, none of the first again
+    second = {c["line"] for c in pull.github.posted_reviews()[1]["comments"]}
+    assert not second & {c["line"] for c in posted["comments"]}
 
 
 def test_5xx_on_a_write_is_retried(pull: PullRequest,

@@ -199,3 +199,19 @@ def test_quoted_code_is_clipped_in_every_format(tmp_path: Path) -> None:
         assert len(render(name, data)) < 20_000, name
     assert "more characters)" in render("text", data)
     validate_sarif(json.loads(render("sarif", data)))
+
+
+def test_findings_on_identical_code_get_distinct_fingerprints() -> None:
+    from reviewbot.report.fingerprint import fingerprint
+
+    twins = [FINDINGS[1].model_copy(update={"start_line": n, "end_line": n}) for n in (6, 20)]
+    data = ReportInput(report=REPORT.model_copy(update={"findings": tuple(twins)}),
+                       code={("app/deploy.py", n): CODE[("app/deploy.py", 6)] for n in (6, 20)})
+    first, second = (fingerprint(data, f) for f in twins)
+    assert first != second
+    moved = data.report.model_copy(update={"findings": tuple(
+        f.model_copy(update={"start_line": f.start_line + 3, "end_line": f.end_line + 3})
+        for f in twins)})
+    shifted = ReportInput(report=moved, code={("app/deploy.py", n): CODE[("app/deploy.py", 6)]
+                                              for n in (9, 23)})
+    assert [fingerprint(shifted, f) for f in moved.findings] == [first, second]
