@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import BaseModel, ValidationError
 
@@ -72,16 +72,48 @@ class RunDir:
         _, expected = STEPS[name]
         if not isinstance(model, expected):
             raise TypeError(f"artifact {name} must be a {expected.__name__}")
-        data = redact_strings(model.model_dump(mode="json"), self.redactor)
         target = self.file(name)
-        write_private(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            self._dump(model, handle)
         return target
+
+    def _dump(self, model: BaseModel, handle: TextIO) -> None:
+        """The model as JSON, each string through the redaction pass. Its long lists (units,
+        bundle items) are written an element at a time, so a change of 100,000 lines never
+        has its whole artifact in memory at once."""
+        streamed = next((name for name in _STREAMED if isinstance(getattr(model, name, None),
+                                                               tuple)), None)
+        if streamed is None:
+            data = redact_strings(model.model_dump(mode="json"), self.redactor)
+            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            return
+        head = redact_strings(model.model_dump(mode="json", exclude={streamed}), self.redactor)
+        handle.write("{\n")
+        for key, value in head.items():
+            handle.write(f"  {json.dumps(key)}: {_indented(value)},\n")
+        handle.write(f"  {json.dumps(streamed)}: [")
+        for index, element in enumerate(getattr(model, streamed)):
+            data = redact_strings(element.model_dump(mode="json"), self.redactor)
+            # One element a line, compact: json's C encoder (indenting is pure Python, and
+            # was a fifth of a large change's time).
+            handle.write(("," if index else "") + "\n    "
+                         + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        handle.write("\n  ]\n}\n")
 
     def read(self, name: str) -> BaseModel:
         return load_artifact(self.file(name), name)
 
     def has(self, name: str) -> bool:
         return self.file(name).is_file()
+
+
+# The list field of an artifact that can be long, written element by element.
+_STREAMED = ("units", "items", "plan", "reviews", "calls")
+
+
+def _indented(value: Any, depth: int = 2) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * depth)
 
 
 def redact_strings(data: Any, redactor: Redactor) -> Any:

@@ -285,7 +285,7 @@ def _cache_command(args: argparse.Namespace) -> int:
 
 def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInput:
     from reviewbot.report import ReportInput
-    from reviewbot.review import model_rule_metadata
+    from reviewbot.review.meta import model_rule_metadata
     from reviewbot.rules import rule_metadata
 
     return ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,

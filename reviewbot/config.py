@@ -33,7 +33,7 @@ REPO_FILE = ".reviewbot.toml"
 
 class _Section(BaseModel):
     # strict: 0.5 is not an integer and "3" is not a number.
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
 
 class PathInstruction(_Section):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,29 @@ class GitRepo:
         args = ["diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, path]
         return self.run(args, ok_codes=(0, 1))
 
+    def read_blobs(self, rev: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Many files at a revision ("" means the index) in one `git cat-file --batch`;
+        None for a path absent there. Paths with a newline are left to `show`."""
+        wanted = [p for p in paths if "\n" not in p and "\r" not in p]
+        if not wanted:
+            return {}
+        request = "".join(f"{rev}:{path}\n" for path in wanted).encode("utf-8",
+                                                                      "surrogateescape")
+        out = self._input(["cat-file", "--batch"], request)
+        found: dict[str, bytes | None] = {}
+        offset = 0
+        for path in wanted:
+            end = out.index(b"\n", offset)
+            header = out[offset:end].split()
+            offset = end + 1
+            if len(header) != 3 or header[1] != b"blob":
+                found[path] = None  # "missing", or a tree/submodule: not a file to read
+                continue
+            size = int(header[2])
+            found[path] = out[offset:offset + size]
+            offset += size + 1
+        return found
+
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at a revision ("" means the index), or None if it is not there.
 
@@ -184,6 +208,15 @@ class GitRepo:
             return target.read_bytes()
         except OSError:
             return None
+
+    def _input(self, args: Sequence[str], data: bytes) -> bytes:
+        command = ["git", *_CONFIG_OVERRIDES, *args]
+        result = subprocess.run(command, cwd=self.root, input=data, capture_output=True,
+                                check=False)
+        if result.returncode != 0:
+            message = result.stderr.decode("utf-8", "replace").strip()
+            raise GitError(f"`git {' '.join(args)}` failed: {message}")
+        return result.stdout
 
     def _execute(self, args: Sequence[str]) -> tuple[int, bytes, str]:
         """(status, stdout bytes, stderr text). GitPython hands stderr back already decoded

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -28,7 +28,6 @@ from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.report import clip_code
-from reviewbot.review import review_units, verify_findings
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
@@ -71,6 +70,14 @@ class RunContext:
     now: datetime
     started: float
     cache: ResultCache | None = None
+    _sources: dict[str, RepoSource] = field(default_factory=dict, compare=False, repr=False)
+
+    def source(self, diff: DiffResult) -> RepoSource:
+        """The one reader of the change's files, shared by the stages (its cache too)."""
+        key = f"{diff.base_rev}:{diff.head_rev}:{diff.request.mode}"
+        if key not in self._sources:
+            self._sources[key] = RepoSource(self.repo, diff)
+        return self._sources[key]
 
 
 @dataclass(frozen=True)
@@ -130,11 +137,14 @@ def _multiline_secrets(units: Iterable[ReviewUnit]) -> set[str]:
 
 def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
-    source = RepoSource(ctx.repo, diff)
+    source = ctx.source(diff)
     rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history)
     # From here on, what the rules found is redacted wherever it appears.
     ctx.redactor.add(secret_values(rules.units, rules.findings))
-    ctx.run_dir.write("rules", rules)
+    # The hunks are step 1's: step 2's artifact does not hold them twice (load_state puts
+    # them back), which halves the artifacts of a large change.
+    ctx.run_dir.write("rules", rules.model_copy(update={"units": tuple(
+        unit.model_copy(update={"hunk": None}) for unit in rules.units)}))
     return replace(state, rules=rules)
 
 
@@ -173,7 +183,7 @@ def _context(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
     bundle = build_bundle(cast(FusedPlan, state.need("fused")), rules.units, rules.findings,
-                          RepoSource(ctx.repo, diff), ctx.config, ctx.redactor)
+                          ctx.source(diff), ctx.config, ctx.redactor)
     ctx.run_dir.write("context_bundle", bundle)
     return replace(state, bundle=bundle)
 
@@ -181,9 +191,17 @@ def _context(ctx: RunContext, state: RunState) -> RunState:
 def _review(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
-    review = review_units(ctx.session, rules.units, cast(ContextBundle, state.need("bundle")),
-                          rules.findings, RepoSource(ctx.repo, diff), ctx.config, ctx.events,
-                          ctx.cache)
+    bundle = cast(ContextBundle, state.need("bundle"))
+    if ctx.session is None:  # offline: say why no unit had a model review, load no agent
+        kept = {item.unit_id for item in bundle.items}
+        review = ReviewResult(skipped={u.unit_id: "offline" if u.unit_id in kept
+                                       else "skipped_by_plan" for u in rules.units})
+        ctx.run_dir.write("review", review)
+        return replace(state, review=review)
+    from reviewbot.review.stage import review_units
+
+    review = review_units(ctx.session, rules.units, bundle, rules.findings, ctx.source(diff),
+                          ctx.config, ctx.events, ctx.cache)
     ctx.run_dir.write("review", review)
     return replace(state, review=review)
 
@@ -191,8 +209,15 @@ def _review(ctx: RunContext, state: RunState) -> RunState:
 def _verify(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
-    verified = verify_findings(cast(ReviewResult, state.need("review")), rules.units,
-                               rules.findings, RepoSource(ctx.repo, diff), ctx.session,
+    review = cast(ReviewResult, state.need("review"))
+    if not review.reviews:
+        verified = VerifiedFindings()
+        ctx.run_dir.write("verified", verified)
+        return replace(state, verified=verified)
+    from reviewbot.review.stage import verify_findings
+
+    verified = verify_findings(review, rules.units,
+                               rules.findings, ctx.source(diff), ctx.session,
                                ctx.cache)
     ctx.run_dir.write("verified", verified)
     return replace(state, verified=verified)
@@ -285,6 +310,11 @@ def load_state(run_dir: Path, before: str) -> RunState:
     for stage in STAGES[:STAGE_NAMES.index(before)]:
         for field_name, artifact in zip(stage.fills, stage.artifacts, strict=True):
             fields[field_name] = reader.read(artifact)
+    if "rules" in fields:
+        hunks = {unit.unit_id: unit.hunk for unit in fields["diff"].units}
+        fields["rules"] = fields["rules"].model_copy(update={"units": tuple(
+            unit.model_copy(update={"hunk": hunks.get(unit.unit_id)})
+            for unit in fields["rules"].units)})
     return RunState(**fields)
 
 

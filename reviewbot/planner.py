@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from reviewbot.cache import ResultCache
-from reviewbot.model.messages import ChatMessage, fence, system, user
-from reviewbot.model.pool import run_in_pool
-from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import (
     IndexUnit,
     LlmPlan,
@@ -30,12 +28,17 @@ from reviewbot.schema import (
     ReviewIndex,
 )
 
+if TYPE_CHECKING:
+    from reviewbot.model.messages import ChatMessage
+    from reviewbot.model.session import ModelSession, ModelUnavailable
+
 # Raised when the planner's prompt or schema change: the result cache keys on it.
 PLAN_VERSION = "plan-1"
 # A batch's planner_index JSON stays under this many tokens (about 4 characters a token),
 # which leaves room for the answer in an 8k-token context.
 BATCH_TOKENS = 3000
-_SKIPPABLE = frozenset({"only_whitespace", "only_comments", "generated", "vendored", "lockfile"})
+_SKIPPABLE = frozenset({"only_whitespace", "only_comments", "generated", "minified", "vendored",
+                        "lockfile"})
 
 SYSTEM_PROMPT = """\
 You plan a code review. For every unit in the planner index (one hunk of a change, \
@@ -72,6 +75,10 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
     by_id = {unit.unit_id: unit for unit in index.units}
     if caller is None:
         return _heuristic(index.units, "offline", ())
+    # The model layer loads only when a model plans.
+    from reviewbot.model.pool import run_in_pool
+    from reviewbot.model.session import ModelUnavailable
+
     all_batches = list(batches(planner_index, batch_tokens))
     answers = run_in_pool([partial(_ask, caller, planner_index, batch, cache)
                            for batch in all_batches], caller.settings.concurrency)
@@ -98,6 +105,8 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
 
 def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerUnit],
          cache: ResultCache | None) -> PlanReply | ModelUnavailable:
+    from reviewbot.model.session import ModelUnavailable
+
     messages = _messages(planner_index, batch)
     key = caller.fingerprint(PLAN_VERSION, messages)
     cached = cache.get("plan", key) if cache is not None else None
@@ -138,6 +147,8 @@ def batches(planner_index: PlannerIndex,
 
 
 def _messages(planner_index: PlannerIndex, batch: list[PlannerUnit]) -> list[ChatMessage]:
+    from reviewbot.model.messages import fence, system, user
+
     # No timestamp: it tells the planner nothing, and would make every run's prompt (and
     # cache key) new.
     metadata = planner_index.review_metadata.model_copy(update={"timestamp": ""})

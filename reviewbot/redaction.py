@@ -90,11 +90,52 @@ class Found:
     kind: str
 
 
+# Anything the patterns above could match holds one of these prefixes or words: text
+# without them (most lines of code) is left alone after a search and a few substring tests
+# (3 us a line, against 11 us for one case-insensitive pattern of all of them).
+_PREFIXES = re.compile(
+    r"github_pat_|gh[pousr]_|sk-|AKIA|ASIA|ABIA|ACCA|AIza|glpat-|xox|[rs]k_live_|npm_|pypi-|"
+    r"hf_|eyJ|PRIVATE KEY|://[^/\s:@]+:[^@/\s]+@")
+_WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey",
+          "access_key", "access-key", "privatekey", "private_key", "private-key",
+          "credential", "authkey", "auth_key", "auth-key", "signing", "encryption")
+
+
+def has_token_prefix(text: str) -> bool:
+    """A well-known token prefix, a private-key header, or a password in a URL."""
+    return _PREFIXES.search(text) is not None
+
+
+def could_hold_secret(text: str) -> bool:
+    if _PREFIXES.search(text):
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _WORDS)
+
+
+def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
+    """Every well-known token in the text. On long text the formats are tried only where one
+    of their prefixes occurs: fourteen scans of a 5 MB minified line took a second."""
+    if len(text) < 4096:
+        return [(m, token) for token in TOKEN_FORMATS for m in token.pattern.finditer(text)]
+    found: list[tuple[re.Match[str], TokenFormat]] = []
+    end = -1
+    for hit in _PREFIXES.finditer(text):
+        start = max(hit.start() - 1, end)
+        for token in TOKEN_FORMATS:
+            match = token.pattern.match(text, start) or token.pattern.match(text, hit.start())
+            if match and match.start() >= end:
+                found.append((match, token))
+                end = match.end()
+                break
+    return found
+
+
 def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
     """Every secret-shaped span in the text, by the rules above (overlaps allowed)."""
-    found: list[Found] = []
-    for token in TOKEN_FORMATS:
-        found += [Found(m.start(), m.end(), token.kind) for m in token.pattern.finditer(text)]
+    if not could_hold_secret(text):
+        return []
+    found = [Found(m.start(), m.end(), token.kind) for m, token in token_matches(text)]
     found += [Found(m.start(), m.end(), "private key") for m in PRIVATE_KEY.finditer(text)]
     found += [Found(m.start("value"), m.end("value"), "password in a URL")
               for m in URL_CREDENTIALS.finditer(text)]

@@ -22,7 +22,8 @@ FindingSource = Literal["rule", "model"]
 Tag = Literal[
     "config_file", "routing_file", "ci_workflow", "dependency_manifest", "migration",
     "test_file", "docs", "generated", "vendored", "lockfile", "only_whitespace",
-    "only_comments", "only_docs", "only_imports", "large_change", "security_sensitive",
+    "only_comments", "only_docs", "only_imports", "large_change", "minified",
+    "security_sensitive",
 ]
 LineKind = Literal["add", "del", "ctx"]
 
@@ -32,7 +33,9 @@ SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a model builds its validator on first use, not at import (the hook uses
+    # a third of them).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class DiffLine(Frozen):

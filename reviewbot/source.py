@@ -39,6 +39,7 @@ class RepoSource:
     repo: GitRepo
     diff: DiffResult
     _cache: dict[tuple[Side, str], FileText] = field(default_factory=dict)
+    _prefetched: set[Side] = field(default_factory=set)
 
     @property
     def search_source(self) -> str | None:
@@ -49,8 +50,26 @@ class RepoSource:
     def read(self, path: str, side: Side = "new") -> FileText:
         key = (side, path)
         if key not in self._cache:
+            self._prefetch(side)
+        if key not in self._cache:
             self._cache[key] = _file_text(path, self._bytes(path, side))
         return self._cache[key]
+
+    def _prefetch(self, side: Side) -> None:
+        """Every file the change touches, on one side, in one git call (a process per file
+        was a tenth of a small hook's time)."""
+        if side in self._prefetched or (side == "new" and self.diff.request.mode == "working"):
+            return
+        self._prefetched.add(side)
+        units = self.diff.units
+        if side == "new":
+            rev = self.diff.head_rev or ""
+            paths = {u.file_path for u in units if u.patch_type != "delete"}
+        else:
+            rev = self.diff.base_rev
+            paths = {u.old_path or u.file_path for u in units if u.patch_type != "add"}
+        for path, data in self.repo.read_blobs(rev, sorted(paths)).items():
+            self._cache[(side, path)] = _file_text(path, data)
 
     def rules_text(self, path: str) -> str | None:
         """The whole new file for the rules, or None (absent, binary, over the cap)."""

@@ -194,6 +194,7 @@ class SyntaxIndex:
         self._tree = (self._parser.parse(text.encode("utf-8", "surrogatepass"))
                       if self._parser else None)
         self._all: list[Span] | None = None
+        self._lines = text.split("\n")
 
     def all(self) -> list[Span]:
         if self._all is None:
@@ -213,7 +214,7 @@ class SyntaxIndex:
         """The definitions around a line, outermost first, with their dotted names."""
         if self._tree is None:
             return []
-        lines = self.text.split("\n")
+        lines = self._lines
         if not 1 <= line <= len(lines):
             return []
         column = len(lines[line - 1]) - len(lines[line - 1].lstrip())

@@ -168,6 +168,10 @@ def function_context(unit: ReviewUnit, source: RepoSource, clipped: list[str]) -
 def _enclosing_spans(index: SyntaxIndex, lines: list[int]) -> list[Span]:
     found: list[Span] = []
     for number in lines:
+        # Lines of a function already found need no look-up (a new file's every line would
+        # otherwise walk the tree: 90,000 look-ups on a large change).
+        if any(span.contains(number) for span in found):
+            continue
         span = index.at(number, "function") or index.at(number)
         if span is not None and span not in found:
             found.append(span)
@@ -198,13 +202,14 @@ def file_skeleton(unit: ReviewUnit, source: RepoSource) -> str | None:
 def _fit(parts: dict[str, Any], budget: int, clipped: list[str]) -> bool:
     """Drop the least valuable parts until the item fits; True if nothing had to go."""
     complete = True
+    sizes = {name: _tokens(value) for name, value in parts.items()}
     for name in DROP_ORDER:
-        total = sum(_tokens(v) for v in parts.values())
-        if total <= budget:
+        if sum(sizes.values()) <= budget:
             return complete
         if parts.get(name):
-            clipped.append(f"dropped {name} ({_tokens(parts[name]):,} tokens) for the budget")
+            clipped.append(f"dropped {name} ({sizes[name]:,} tokens) for the budget")
             parts[name] = [] if name in _LIST_PARTS else None
+            sizes[name] = 0
             complete = False
     if _tokens(parts["diff"]) > budget:
         lines = parts["diff"].split("\n")

@@ -1,6 +1,8 @@
 """`--format text`: findings grouped by file, for a terminal (or a hook's log).
 
-Colour only on a terminal and never with NO_COLOR set; plain text otherwise.
+Colour only on a terminal and never with NO_COLOR set; plain text otherwise. The lines are
+built once as styled segments: plain output joins them (rich is not even imported, which a
+hook's log never needs), colour output hands them to rich.
 """
 
 from __future__ import annotations
@@ -10,71 +12,86 @@ import os
 from itertools import groupby
 from pathlib import Path
 
-from rich.console import Console
-from rich.text import Text
-
 from reviewbot.report import ReportInput, clip_lines, display_path, model_line
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _WIDTH = 100
+# A line: (text, rich style) segments.
+Line = list[tuple[str, str]]
 
 
 class TextReporter:
     def render(self, data: ReportInput) -> str:
-        color = data.color and "NO_COLOR" not in os.environ
-        buffer = io.StringIO()
-        console = Console(file=buffer, force_terminal=color, no_color=not color,
-                          width=_WIDTH, highlight=False, soft_wrap=True)
-        report = data.report
-        if not report.units:
-            if not data.quiet:
-                console.print("reviewbot: nothing to review (the change is empty).")
-            return buffer.getvalue().rstrip("\n")
-        if data.verbose:
-            console.print(f"reviewbot: {len(report.units)} units in {report.stats.files} files")
-            for unit in report.units:
-                console.print(_unit_line(unit))
-            console.print()
-        for path, findings in groupby(report.findings, key=lambda f: f.file_path):
-            console.print(Text(display_path(path), style="bold underline"))
-            for finding in findings:
-                _print_finding(console, data, finding)
-            console.print()
-        if not data.quiet:
-            console.print(summary_line(report, data.run_dir))
-        return buffer.getvalue().rstrip("\n")
+        lines = _lines(data)
+        if data.color and "NO_COLOR" not in os.environ:
+            return _coloured(lines)
+        return "\n".join("".join(text for text, _ in line) for line in lines).rstrip("\n")
 
 
-def _print_finding(console: Console, data: ReportInput, finding: Finding) -> None:
-    head = Text(f"{finding.start_line:>5}  ")
-    head.append(f"{finding.severity:<8}", style=_STYLE[finding.severity])
-    head.append(f"{finding.title}  ")
-    head.append(f"[{finding.rule_id}]", style="dim")
+def _lines(data: ReportInput) -> list[Line]:
+    report = data.report
+    if not report.units:
+        return [] if data.quiet else [[("reviewbot: nothing to review (the change is empty).",
+                                        "")]]
+    lines: list[Line] = []
+    if data.verbose:
+        lines.append([(f"reviewbot: {len(report.units)} units in {report.stats.files} files",
+                       "")])
+        lines += [_unit_line(unit) for unit in report.units]
+        lines.append([])
+    for path, findings in groupby(report.findings, key=lambda f: f.file_path):
+        lines.append([(display_path(path), "bold underline")])
+        for finding in findings:
+            lines += _finding_lines(data, finding)
+        lines.append([])
+    if not data.quiet:
+        lines += [[(text, "")] for text in summary_line(report, data.run_dir).split("\n")]
+    return lines
+
+
+def _finding_lines(data: ReportInput, finding: Finding) -> list[Line]:
+    head: Line = [(f"{finding.start_line:>5}  ", ""),
+                  (f"{finding.severity:<8}", _STYLE[finding.severity]),
+                  (f"{finding.title}  ", ""), (f"[{finding.rule_id}]", "dim")]
     if not finding.in_diff:
-        head.append("  (outside the changed lines)", style="dim")
-    console.print(head)
-    for line in data.code_of(finding)[:3]:
-        console.print(Text(f"       │ {line.strip()}", style="dim"))
-    console.print(Text(f"         {finding.message}"))
+        head.append(("  (outside the changed lines)", "dim"))
+    lines = [head]
+    lines += [[(f"       │ {line.strip()}", "dim")] for line in data.code_of(finding)[:3]]
+    lines.append([(f"         {finding.message}", "")])
     if finding.suggestion:
-        console.print(Text(f"         fix: {finding.suggestion}", style="green"))
+        lines.append([(f"         fix: {finding.suggestion}", "green")])
     if finding.replacement is not None:
-        console.print(Text("         replace with:", style="green"))
-        for line in clip_lines(finding.replacement):
-            console.print(Text(f"       + {line}", style="green"))
+        lines.append([("         replace with:", "green")])
+        lines += [[(f"       + {line}", "green")] for line in clip_lines(finding.replacement)]
+    return lines
 
 
-def _unit_line(unit: IndexUnit) -> Text:
+def _unit_line(unit: IndexUnit) -> Line:
     where = unit.line_numbers.new_compact or unit.line_numbers.old_compact or "whole file"
     renamed = f" (from {unit.old_path})" if unit.old_path else ""
-    line = Text(f"  {unit.file_path}{renamed} {where}  {unit.patch_type} {unit.language} "
-                f"+{unit.metrics.added_lines} -{unit.metrics.removed_lines}")
+    line: Line = [(f"  {unit.file_path}{renamed} {where}  {unit.patch_type} {unit.language} "
+                   f"+{unit.metrics.added_lines} -{unit.metrics.removed_lines}", "")]
     if unit.tags:
-        line.append(f" [{', '.join(unit.tags)}]", style="magenta")
-    line.append(f"  {unit.agent_decision.priority}/{unit.rule_context_level}  {unit.unit_id}",
-                style="dim")
+        line.append((f" [{', '.join(unit.tags)}]", "magenta"))
+    line.append((f"  {unit.agent_decision.priority}/{unit.rule_context_level}  "
+                 f"{unit.unit_id}", "dim"))
     return line
+
+
+def _coloured(lines: list[Line]) -> str:
+    from rich.console import Console
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=_WIDTH, highlight=False,
+                      soft_wrap=True)
+    for line in lines:
+        text = Text()
+        for segment, style in line:
+            text.append(segment, style=style or None)
+        console.print(text)
+    return buffer.getvalue().rstrip("\n")
 
 
 def summary_line(report: RunReport, run_dir: Path | None) -> str:

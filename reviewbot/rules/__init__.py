@@ -18,6 +18,7 @@ from reviewbot.rules.base import (
     Hit,
     Rule,
     docstring_lines,
+    is_minified,
     suppressed,
 )
 from reviewbot.rules.tagging import apply, assess, has_generated_banner
@@ -94,9 +95,11 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[File
             grouped.setdefault(unit.file_path, []).append(unit)
     changes = []
     for path, file_units in grouped.items():
-        tags = set(path_tags(path))
+        tags: set[str] = set(path_tags(path))
         if has_generated_banner(file_units[0]):
             tags.add("generated")
+        if any(is_minified(unit) for unit in file_units):
+            tags.add("minified")
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),
             units=tuple(file_units), read_new=partial(read_new, path),

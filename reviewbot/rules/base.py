@@ -11,8 +11,16 @@ from typing import Protocol
 
 from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 
-# What reviews a unit that is generated, vendored or a lockfile: secrets only.
-SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
+# What reviews a unit that is generated, minified, vendored or a lockfile: secrets only.
+SECRETS_ONLY_TAGS = frozenset({"generated", "minified", "vendored", "lockfile"})
+# A changed line this long is minified or generated code, not something a person wrote: it
+# is recognised before any other rule runs (a 5 MB line took 17 s of pattern matching).
+MINIFIED_LINE_CHARS = 1000
+
+
+def is_minified(unit: ReviewUnit) -> bool:
+    return unit.hunk is not None and any(
+        len(line.text) > MINIFIED_LINE_CHARS for line in unit.hunk.lines if line.kind != "ctx")
 
 
 class Rule(Protocol):

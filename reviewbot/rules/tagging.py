@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
 from reviewbot.code.lexical import comment_body, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
-from reviewbot.rules.base import SECRETS_ONLY_TAGS
+from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
 from reviewbot.schema import (
     SEVERITY_RANK,
     AgentDecision,
@@ -90,6 +90,8 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
         tags.append("large_change")
     if has_generated_banner(unit):
         tags.append("generated")
+    if is_minified(unit):
+        tags.append("minified")
     return tags
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from reviewbot.pipeline import finding_code
 from reviewbot.report import FORMATS, ReportInput, render
-from reviewbot.review import model_rule_metadata
+from reviewbot.review.meta import model_rule_metadata
 from reviewbot.rules import rule_metadata
 from reviewbot.schema import (
     Finding,

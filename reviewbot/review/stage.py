@@ -1,0 +1,235 @@
+"""Steps 7 and 8 as stage functions: the conversations (several at once) and the verifier."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from pydantic import ValidationError
+
+from reviewbot.artifacts import redact_strings
+from reviewbot.cache import ResultCache
+from reviewbot.config import Config
+from reviewbot.context.search import SearchBudget, Searcher
+from reviewbot.diff_index import DiffIndex
+from reviewbot.events import Events
+from reviewbot.model.messages import user
+from reviewbot.model.pool import run_in_pool
+from reviewbot.model.session import ModelSession
+from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
+from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
+from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
+from reviewbot.review.tools import Toolbox
+from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
+from reviewbot.schema import (
+    SEVERITY_RANK,
+    BundleItem,
+    ContextBundle,
+    Dropped,
+    Finding,
+    ReviewResult,
+    ReviewUnit,
+    SuggestionStats,
+    UnitReview,
+    VerifiedFindings,
+)
+from reviewbot.source import RepoSource
+
+# A conversation takes a few small units of one file together, up to this much context.
+GROUP_TOKENS = 4000
+GROUP_UNITS = 3
+AGENT_SEARCHES = 60
+_PRIORITY = {"high": 0, "medium": 1, "low": 2}
+# Why a conversation's units count as not reviewed: the run's bounds stopped it first.
+_BUDGET_REASONS = ("call_cap", "deadline", "token_budget")
+
+
+@dataclass(frozen=True)
+class Group:
+    units: tuple[ReviewUnit, ...]
+    items: tuple[BundleItem, ...]
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]:
+        return tuple(unit.unit_id for unit in self.units)
+
+
+def groups(units: Sequence[ReviewUnit], bundle: ContextBundle) -> list[Group]:
+    """Bundle items, consecutive ones of a file grouped while small; riskiest first."""
+    by_id = {unit.unit_id: unit for unit in units}
+    found: list[Group] = []
+    for item in bundle.items:
+        unit = by_id[item.unit_id]
+        last = found[-1] if found else None
+        if (last is not None and last.units[0].file_path == unit.file_path
+                and len(last.units) < GROUP_UNITS
+                and sum(i.tokens for i in last.items) + item.tokens <= GROUP_TOKENS):
+            found[-1] = Group((*last.units, unit), (*last.items, item))
+        else:
+            found.append(Group((unit,), (item,)))
+    return sorted(found, key=lambda g: min(_PRIORITY[u.agent_decision.priority]
+                                           for u in g.units))
+
+
+@dataclass
+class Reviewer:
+    """Step 7 for one run: the mode the server supports, the cache, the conversations (run
+    by several workers at once)."""
+
+    session: ModelSession
+    source: RepoSource
+    config: Config
+    events: Events
+    index: DiffIndex
+    guidance: Guidance
+    cache: ResultCache | None = None
+    bounds: Bounds = field(default_factory=Bounds)
+    mode: str = "tools"
+
+    def __post_init__(self) -> None:
+        self._searches = SearchBudget(left=AGENT_SEARCHES)
+        self._lock = threading.Lock()
+
+    def review(self, group: Group, findings: Sequence[Finding]) -> UnitReview:
+        own = [f for f in findings if f.unit_id in group.unit_ids]
+        path = group.units[0].file_path
+        prompt = unit_prompt(group.units, group.items, own,
+                             self.guidance.for_path(self.config, path))
+        key = self.session.fingerprint(PROMPT_VERSION, [user(prompt)],
+                                       self.guidance.text(), *group.unit_ids)
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
+        review = self._converse(group, prompt)
+        if self.cache is not None and review.stop_reason == "finished":
+            self.cache.put("review", key, redact_strings(review.model_dump(mode="json"),
+                                                         self.session.redactor))
+        return review
+
+    def _cached(self, key: str) -> UnitReview | None:
+        data = self.cache.get("review", key) if self.cache is not None else None
+        if data is None:
+            return None
+        try:
+            return UnitReview.model_validate(data).model_copy(update={"cached": True})
+        except ValidationError:
+            return None
+
+    def _converse(self, group: Group, prompt: str) -> UnitReview:
+        if self.mode == "tools":
+            try:
+                return self._conversation(group).with_tools(prompt)
+            except ToolsUnsupported as exc:
+                self._fall_back(str(exc))
+        return self._conversation(group).structured(prompt)
+
+    def _fall_back(self, why: str) -> None:
+        with self._lock:
+            if self.mode == "structured":
+                return
+            self.mode = "structured"
+        self.events.notice(f"the model server does not do tool calls ({why}); reviewing with "
+                           "one structured answer per unit instead")
+
+    def _conversation(self, group: Group) -> Conversation:
+        path = group.units[0].file_path
+        toolbox = Toolbox(source=self.source,
+                          searcher=Searcher(self.source, path, self._searches),
+                          list_files=self.source.list_files)
+        return Conversation(session=self.session, unit_ids=group.unit_ids, file_path=path,
+                            toolbox=toolbox, index=self.index, read=self.source.rules_text,
+                            events=self.events, bounds=self.bounds)
+
+
+def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
+                 bundle: ContextBundle, findings: Sequence[Finding], source: RepoSource,
+                 config: Config, events: Events,
+                 cache: ResultCache | None = None) -> ReviewResult:
+    """Step 7: a conversation per group of kept units, several at once; why each other unit
+    had none. The result's order is the groups' order, whatever order the replies came in."""
+    kept = {item.unit_id for item in bundle.items}
+    skipped = {u.unit_id: "skipped_by_plan" for u in units if u.unit_id not in kept}
+    if session is None:
+        return ReviewResult(skipped={**skipped, **dict.fromkeys(kept, "offline")})
+    reviewer = Reviewer(session=session, source=source, config=config, events=events,
+                        index=DiffIndex.from_units(units),
+                        guidance=read_guidance(source, config), cache=cache)
+    ordered = groups(units, bundle)
+
+    def job(group: Group) -> UnitReview:
+        review = reviewer.review(group, findings)
+        if review.turns or review.cached:
+            events.emit("unit_reviewed", f"reviewed {review.file_path} "
+                                         f"({len(review.recorded)} findings)",
+                        unit_ids=list(review.unit_ids), findings=len(review.recorded),
+                        stop_reason=review.stop_reason, cached=review.cached)
+        return review
+
+    results = run_in_pool([partial(job, group) for group in ordered],
+                          session.settings.concurrency)
+    reviews: list[UnitReview] = []
+    for group, review in zip(ordered, results, strict=True):
+        reason = review.stop_reason.removeprefix("model_unavailable: ")
+        if review.turns == 0 and not review.cached and reason != review.stop_reason:
+            skipped.update(dict.fromkeys(group.unit_ids, reason))
+        else:
+            reviews.append(review)
+    return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode)
+
+
+def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],
+                    rule_findings: Sequence[Finding], source: RepoSource,
+                    session: ModelSession | None,
+                    cache: ResultCache | None = None) -> VerifiedFindings:
+    """Step 8: anchor every recorded finding, merge duplicates, attach suggestions."""
+    index = DiffIndex.from_units(units)
+    found: list[Finding] = []
+    moved, lost = [], []
+    for conversation in review.reviews:
+        lost += [Dropped(title=r.finding.title, file_path=r.finding.file_path,
+                         reason=f"failed verification (round {r.round}): {r.reason}")
+                 for r in conversation.rejected]
+        for recorded in conversation.recorded:
+            verdict = check(recorded, index, source.rules_text)
+            if not verdict.ok:
+                lost.append(dropped(verdict))
+                continue
+            if verdict.moved:
+                moved.append(reanchored(verdict))
+            unit = index.unit_at(recorded.file_path, verdict.start) or conversation.unit_ids[0]
+            found.append(to_finding(verdict, unit))
+    kept, merged = merge(found, rule_findings)
+    kept, stats = _with_suggestions(kept, session, source, units, cache)
+    return VerifiedFindings(findings=tuple(kept), reanchored=tuple(moved), dropped=tuple(lost),
+                            merged=tuple(merged), suggestions=stats)
+
+
+def _with_suggestions(findings: list[Finding], session: ModelSession | None,
+                      source: RepoSource, units: Sequence[ReviewUnit],
+                      cache: ResultCache | None) -> tuple[list[Finding], SuggestionStats]:
+    if session is None:
+        return findings, SuggestionStats()
+    languages = {unit.file_path: unit.language for unit in units}
+    wanted = sorted((f for f in findings if wants_suggestion(f)),
+                    key=lambda f: -SEVERITY_RANK[f.severity])[:MAX_SUGGESTIONS]
+
+    def job(finding: Finding) -> Suggestion:
+        text = source.rules_text(finding.file_path)
+        if text is None:
+            return Suggestion(None, "unreadable")
+        return suggest(session, finding, text, languages.get(finding.file_path, "text"), cache)
+
+    results = run_in_pool([partial(job, f) for f in wanted], session.settings.concurrency)
+    rejected: dict[str, int] = {}
+    attached: dict[int, str] = {}
+    for finding, result in zip(wanted, results, strict=True):
+        if result.replacement is not None:
+            attached[id(finding)] = result.replacement
+        else:
+            rejected[result.outcome] = rejected.get(result.outcome, 0) + 1
+    with_code = [f.model_copy(update={"replacement": attached[id(f)]}) if id(f) in attached
+                 else f for f in findings]
+    return with_code, SuggestionStats(asked=len(wanted), attached=len(attached),
+                                      rejected=rejected)

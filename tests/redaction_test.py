@@ -1,0 +1,78 @@
+"""The one redaction pass: secret shapes it finds itself, and code it leaves alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.redaction import TOKEN_FORMATS, Redactor, block_lines, preview
+
+PAT = "github_pat_11ABCDEFG0123456789_" + "a" * 59
+SAMPLES = {
+    "GitHub fine-grained token": PAT,
+    "GitHub token": "ghp_" + "A1" * 18,
+    "OpenAI API key": "sk-proj-" + "x" * 30,
+    "Anthropic API key": "sk-ant-" + "y" * 30,
+    "AWS access key ID": "AKIAZ3MSJV4WWNKWW5FG",
+    "Google API key": "AIza" + "B" * 35,
+    "GitLab token": "glpat-" + "c" * 20,
+    "Slack token": "xoxb-1234567890-abcdef",
+    "Stripe key": "sk_live_" + "d" * 24,
+    "npm token": "npm_" + "e" * 36,
+    "PyPI token": "pypi-AgEIcHlwaS5vcmc" + "f" * 60,
+    "Hugging Face token": "hf_" + "g" * 34,
+    "JSON Web Token": "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4fw",
+}
+
+
+def test_every_format_has_a_sample_and_is_found() -> None:
+    assert {t.kind for t in TOKEN_FORMATS} == set(SAMPLES)
+    redactor = Redactor()
+    for kind, token in SAMPLES.items():
+        assert redactor.text(f"value = {token} # x") == "value = [REDACTED] # x", kind
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('password = "hunter2hunter2"', 'password = "[REDACTED]"'),
+    ("DB_PASSWORD=hunter2hunter2", "DB_PASSWORD=[REDACTED]"),
+    ("export API_TOKEN=abcd1234efgh", "export API_TOKEN=[REDACTED]"),
+    ('"client_secret": "s3cr3t-v4lue"', '"client_secret": "[REDACTED]"'),
+    ("postgres://admin:Sup3rS3cret@db:5432/app", "postgres://admin:[REDACTED]@db:5432/app"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nok",
+     "[REDACTED]\nok"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEow (cut off)", "[REDACTED]"),
+])
+def test_shapes_are_redacted(text: str, expected: str) -> None:
+    assert Redactor().text(text) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "password = settings.db_password",
+    "token = get_token(user)",
+    "api_key = os.environ['API_KEY']",
+    "secret: ${VAULT_SECRET}",
+    "passwords = []",
+    "x = compute(value)",
+])
+def test_references_are_not_secrets(code: str) -> None:
+    assert Redactor().text(code) == code
+
+
+def test_bare_values_are_literal_only_where_the_file_says_so() -> None:
+    redactor = Redactor()
+    assert redactor.for_path("token = token_value", "app/auth.py") == "token = token_value"
+    assert redactor.for_path("token = token_value", ".env") == "token = [REDACTED]"
+
+
+def test_known_values_and_key_blocks() -> None:
+    redactor = Redactor(["zq-internal-value-991"])
+    assert redactor.text("x zq-internal-value-991 y") == "x [REDACTED] y"
+    redactor.add(["another-known-one"])
+    assert "another" not in redactor.text("another-known-one")
+    lines = ["-----BEGIN OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAA",
+             "-----END OPENSSH PRIVATE KEY-----", "unrelated line"]
+    assert block_lines(lines) == set(lines[:3])
+
+
+def test_previews_show_only_public_prefixes() -> None:
+    assert preview(SAMPLES["GitHub token"]) == "gh********"
+    assert preview("hunter2hunter2") == "********"
