@@ -139,6 +139,8 @@ def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
     rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history)
+    for note in rules.notes:
+        ctx.events.notice(note)
     # From here on, what the rules found is redacted wherever it appears.
     ctx.redactor.add(secret_values(rules.units, rules.findings))
     # The hunks are step 1's: step 2's artifact does not hold them twice (load_state puts

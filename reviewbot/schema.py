@@ -222,6 +222,8 @@ class RulesResult(Frozen):
     findings: tuple[Finding, ...] = ()
     # Units dropped by the config's ignore globs.
     ignored_units: int = 0
+    # What the run should know about how the rules read the change (fallbacks).
+    notes: tuple[str, ...] = ()
 
 
 class ReviewMetadata(Frozen):

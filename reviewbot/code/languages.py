@@ -14,6 +14,7 @@ _BY_SUFFIX: dict[str, str] = {
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
     ".sql": "sql", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml",
     ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".xml": "xml", ".html": "html", ".htm": "html",
+    ".jinja": "html", ".jinja2": "html", ".djhtml": "html",
     ".css": "css", ".scss": "css", ".md": "markdown", ".rst": "rst", ".txt": "text",
     ".tf": "terraform", ".proto": "protobuf", ".lua": "lua", ".pl": "perl", ".r": "r",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",

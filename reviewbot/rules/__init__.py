@@ -11,7 +11,7 @@ from functools import partial
 
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
-from reviewbot.rules import hygiene, patterns, python_ast, secrets, workflows
+from reviewbot.rules import hygiene, patterns, python_ast, python_injection, secrets, workflows
 from reviewbot.rules.base import (
     SECRETS_ONLY_TAGS,
     FileChange,
@@ -32,7 +32,8 @@ from reviewbot.schema import (
 )
 
 _ALL: tuple[Rule, ...] = (
-    *secrets.RULES, *python_ast.RULES, *patterns.RULES, *workflows.RULES, *hygiene.RULES,
+    *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,
+    *workflows.RULES, *hygiene.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
@@ -62,10 +63,14 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     findings: list[Finding] = []
     docstrings: dict[str, frozenset[int]] = {}
+    notes: list[str] = []
     for change in _file_changes(kept, read_new):
         findings += _check_file(change, config)
         if change.language == "python":
             docstrings[change.path] = docstring_lines(change.python_tree)
+            if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
+                notes.append(f"{change.path} is not Python 3 that parses "
+                             f"({change.python_error}): checked with line patterns only")
     findings += _history_findings(history, config)
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     by_unit: dict[str, list[Finding]] = {}
@@ -75,7 +80,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
         apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset())))
         for u in kept)
     return RulesResult(units=rated, findings=tuple(findings),
-                       ignored_units=len(all_units) - len(kept))
+                       ignored_units=len(all_units) - len(kept), notes=tuple(notes))
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:

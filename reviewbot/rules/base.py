@@ -131,13 +131,24 @@ class FileChange:
     @cached_property
     def python_tree(self) -> ast.Module | None:
         """The new side's syntax tree, or None when it does not parse (yet)."""
+        return self._python_parse[0]
+
+    @property
+    def python_error(self) -> str | None:
+        """Why the new side does not parse ("line 3: invalid syntax"), or None."""
+        return self._python_parse[1]
+
+    @cached_property
+    def _python_parse(self) -> tuple[ast.Module | None, str | None]:
         text = self.new_text
         if text is None:
-            return None
+            return None, None
         try:
-            return ast.parse(text)
-        except (SyntaxError, ValueError):
-            return None
+            return ast.parse(text), None
+        except SyntaxError as error:
+            return None, f"line {error.lineno}: {error.msg}"
+        except ValueError as error:
+            return None, str(error)
 
 
 def docstring_lines(tree: ast.Module | None) -> frozenset[int]:

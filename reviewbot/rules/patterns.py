@@ -94,6 +94,16 @@ RULES = (
     ), "Set textContent, or sanitise with DOMPurify before inserting HTML.",
         "Raw HTML from input is cross-site scripting.",
         unless=r"\.(innerHTML|outerHTML)\s*=\s*(['\"`])\2\s*;?\s*$"),
+    _rule("template.unescaped", "Template output without escaping", "warning", "security",
+          frozenset({"html"}), (
+        _v(r"\{\{[^}]*\|\s*safe\b", None,
+           "`|safe` inserts the value as HTML without escaping (XSS if it holds input)."),
+        _v(r"\{%-?\s*autoescape\s+(false|off)\b", None,
+           "Autoescaping is switched off for this block: every value in it is raw HTML."),
+        _v(r"\{%-?\s*filter\s+safe\b", None, "This filter inserts raw HTML."),
+    ), "Escape in the template (drop |safe), or build the HTML with format_html/escape "
+       "in code and mark only that as safe.",
+        "Autoescaping is what keeps values from becoming markup."),
     _rule("js.tls-disabled", "TLS verification disabled", "error", "security",
           JS | SHELLISH, (
         _v(r"rejectUnauthorized\s*:\s*false", None,

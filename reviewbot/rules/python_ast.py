@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.python_flow import FlowIndex, literal_text
 from reviewbot.schema import Category, Severity
 
 StringKind = Literal["formatted", "constant", "dynamic"]
 Report = tuple[ast.AST, Severity | None, str, str]
 
-_SQL = re.compile(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
-                  r"drop\s+table|where\b)", re.IGNORECASE)
 _SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNORECASE)
 
 
@@ -30,9 +30,14 @@ _SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNO
 class PythonFile:
     """The parts of a parsed file that rules look at: only statements touching the change."""
 
+    path: str
     aliases: dict[str, str]
     calls: tuple[tuple[ast.Call, str], ...]
     nodes: tuple[ast.AST, ...]
+    # Every call of the functions the change touches, changed lines or not: a command built
+    # on an added line may be run on an unchanged one.
+    scope_calls: tuple[tuple[ast.Call, str], ...]
+    flow: FlowIndex
     is_script: bool
 
 
@@ -41,13 +46,15 @@ def python_file(change: FileChange) -> PythonFile | None:
     if "python_file" not in change.memo:
         tree = change.python_tree
         change.memo["python_file"] = None if tree is None else _analyse(
-            tree, change.new_text, frozenset(change.added_by_line))
+            change.path, tree, change.new_text, frozenset(change.added_by_line))
     return cast(PythonFile | None, change.memo["python_file"])
 
 
-def _analyse(tree: ast.Module, text: str | None, changed: frozenset[int]) -> PythonFile:
+def _analyse(path: str, tree: ast.Module, text: str | None,
+             changed: frozenset[int]) -> PythonFile:
     # Walking only the statements that touch added lines keeps a hook fast on big files.
-    nodes = [node for stmt in _touched(tree.body, changed) for node in _walk_shallow(stmt)]
+    touched = _touched(tree.body, changed)
+    nodes = [node for stmt in touched for node in _walk_shallow(stmt)]
     aliases: dict[str, str] = {}
     for node in (*_imports(tree.body), *nodes):
         if isinstance(node, ast.Import):
@@ -57,10 +64,43 @@ def _analyse(tree: ast.Module, text: str | None, changed: frozenset[int]) -> Pyt
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for name in node.names:
                 aliases[name.asname or name.name] = f"{node.module}.{name.name}"
-    calls = tuple((node, qualified_name(node.func, aliases))
-                  for node in nodes if isinstance(node, ast.Call))
-    return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
-                      is_script=bool(text and "__main__" in text))
+
+    def name_of(call: ast.Call) -> str:
+        return qualified_name(call.func, aliases)
+
+    calls = tuple((node, name_of(node)) for node in nodes if isinstance(node, ast.Call))
+    scopes = _innermost_functions(touched)
+    scope_calls = calls + tuple(
+        (node, name_of(node)) for function in scopes for node in ast.walk(function)
+        if isinstance(node, ast.Call) and not _on_lines(node, changed))
+    return PythonFile(path=path, aliases=aliases, calls=calls, nodes=tuple(nodes),
+                      scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
+                      is_script=is_entry_point(path, text))
+
+
+def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
+    functions = [s for s in touched if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return [f for f in functions
+            if not any(g is not f and f.lineno <= g.lineno <= (f.end_lineno or f.lineno)
+                       for g in functions)]
+
+
+def _on_lines(node: ast.AST, lines: frozenset[int]) -> bool:
+    start = getattr(node, "lineno", 0)
+    end = getattr(node, "end_lineno", None) or start
+    return any(n in lines for n in range(start, end + 1))
+
+
+_ENTRY_POINT_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|commands?/|scripts?/|bin/|"
+                               r"management/commands/)")
+_ENTRY_POINT_TEXT = re.compile(r"__main__|^\s*(import argparse|from argparse |import click|"
+                               r"from click |import typer|def main\()", re.MULTILINE)
+
+
+def is_entry_point(path: str, text: str | None) -> bool:
+    """A command-line program, whose prints are its output: `__main__`, argparse/click/typer,
+    a `main()`, or a file under commands/, scripts/, bin/."""
+    return bool(_ENTRY_POINT_PATH.search(path) or (text and _ENTRY_POINT_TEXT.search(text)))
 
 
 def _touched(body: list[ast.stmt], changed: frozenset[int]) -> list[ast.stmt]:
@@ -132,7 +172,7 @@ def string_kind(node: ast.expr | None) -> StringKind:
         kinds = {string_kind(node.left), string_kind(node.right)}
         if kinds == {"constant"}:
             return "constant"
-        if _literal_text(node):
+        if literal_text(node):
             return "formatted"
         return "dynamic"
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -143,29 +183,35 @@ def string_kind(node: ast.expr | None) -> StringKind:
     return "dynamic"
 
 
-def _literal_text(node: ast.AST) -> str:
-    """The literal parts of a string expression (for spotting SQL in a template)."""
-    return " ".join(n.value for n in ast.walk(node)
-                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
-
-
-def _first_arg(call: ast.Call, keyword: str | None = None) -> ast.expr | None:
+def first_arg(call: ast.Call, keyword: str | None = None) -> ast.expr | None:
     if call.args:
         return call.args[0]
     return next((k.value for k in call.keywords if k.arg == keyword), None)
 
 
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+def keyword_arg(call: ast.Call, name: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
-def _is_const(node: ast.expr | None, value: object) -> bool:
+def is_const(node: ast.expr | None, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
+
+
+@dataclass(frozen=True)
+class LinePattern:
+    """What a rule still sees in Python that does not parse (Python 2, a file mid-edit)."""
+
+    pattern: re.Pattern[str]
+    message: str
+    # Without a tree a pattern cannot see where a value comes from: info unless the
+    # pattern itself shows the danger.
+    severity: Severity = "info"
 
 
 @dataclass(frozen=True)
 class AstRule(RuleBase):
     finder: Callable[[PythonFile], Iterator[Report]]
+    fallback: tuple[LinePattern, ...] = ()
 
     def applies_to(self, change: FileChange) -> bool:
         return change.language == "python" and bool(change.added)
@@ -173,6 +219,7 @@ class AstRule(RuleBase):
     def check(self, change: FileChange) -> Iterator[Hit]:
         parsed = python_file(change)
         if parsed is None:
+            yield from self._line_patterns(change)
             return
         changed = change.added_by_line
         for node, severity, message, suggestion in self.finder(parsed):
@@ -182,70 +229,30 @@ class AstRule(RuleBase):
                 yield Hit(rule_id=self.id, line=start, end_line=end, severity=severity,
                           message=message, suggestion=suggestion)
 
-
-_SHELL_CALLS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
-                          "subprocess.check_output", "subprocess.Popen"})
-_ALWAYS_SHELL = frozenset({"os.system", "os.popen", "subprocess.getoutput",
-                           "subprocess.getstatusoutput", "commands.getoutput"})
-_SHELL_SEVERITY: dict[StringKind, Severity] = {
-    "formatted": "error", "dynamic": "warning", "constant": "info"}
-
-
-def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
-    for call, name in parsed.calls:
-        if name in _SHELL_CALLS and _is_const(_keyword(call, "shell"), True):
-            kind = string_kind(_first_arg(call, "args"))
-        elif name in _ALWAYS_SHELL:
-            kind = string_kind(_first_arg(call, "cmd"))
-            if kind == "constant":
+    def _line_patterns(self, change: FileChange) -> Iterator[Hit]:
+        """Without a tree, patterns on the added lines."""
+        if change.new_text is None:
+            return
+        for number, text in change.added_by_line.items():
+            if is_comment(text, "python"):
                 continue
-        else:
-            continue
-        yield (call, _SHELL_SEVERITY[kind],
-               f"`{name}` runs its command through a shell"
-               + (" and the command is built by string formatting: any input in it can run "
-                  "other commands." if kind == "formatted" else
-                  " with a command that is not a constant." if kind == "dynamic" else "."),
-               "Pass a list of arguments without shell=True (e.g. "
-               "subprocess.run([\"tool\", arg], check=True)); use shlex.quote only as a last "
-               "resort.")
+            found = next((p for p in self.fallback if p.pattern.search(text)), None)
+            if found is not None:
+                yield Hit(rule_id=self.id, line=number, severity=found.severity,
+                          message=found.message + " (line pattern: the file does not parse)",
+                          suggestion="")
+
+
+def line_pattern(pattern: str, message: str, severity: Severity = "info") -> LinePattern:
+    return LinePattern(re.compile(pattern), message, severity)
 
 
 def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        if name in ("eval", "exec") and string_kind(_first_arg(call)) != "constant":
+        if name in ("eval", "exec") and string_kind(first_arg(call)) != "constant":
             yield (call, None, f"`{name}` runs a string as Python code; if any part of it "
                                "comes from input, so does the code.",
                    "Use ast.literal_eval for data, or a dispatch table for behaviour.")
-
-
-_EXECUTORS = frozenset({"execute", "executemany", "executescript", "raw", "text",
-                        "read_sql", "read_sql_query", "extra"})
-
-
-def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
-    executed: set[int] = set()
-    for call, name in parsed.calls:
-        arg = _first_arg(call, "sql")
-        if (name.rsplit(".", 1)[-1] in _EXECUTORS and arg is not None
-                and string_kind(arg) == "formatted" and _SQL.search(_literal_text(arg))):
-            executed.add(id(arg))
-            yield (call, "error", "SQL built by string formatting is passed to "
-                                  f"`{name.rsplit('.', 1)[-1]}`: values in it can change the "
-                                  "query (SQL injection).",
-                   "Use a parameterised query: cursor.execute(\"... WHERE id = %s\", (value,)).")
-    for node in parsed.nodes:
-        if (isinstance(node, ast.JoinedStr | ast.BinOp) and id(node) not in executed
-                and string_kind(node) == "formatted" and _looks_like_query(node)):
-            yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
-                                    "a database with values from input, that is SQL injection.",
-                   "Keep the query constant and pass values as parameters.")
-
-
-def _looks_like_query(node: ast.expr) -> bool:
-    text = _literal_text(node)
-    return bool(re.search(r"^\s*(select|insert|update|delete|with)\b", text, re.IGNORECASE)
-                and _SQL.search(text))
 
 
 _DESERIALISERS = frozenset({
@@ -260,7 +267,7 @@ def _unsafe_deserialisation(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
         unsafe = name in _DESERIALISERS
         if name == "yaml.load":
-            loader = _keyword(call, "Loader") or (call.args[1] if len(call.args) > 1 else None)
+            loader = keyword_arg(call, "Loader") or (call.args[1] if len(call.args) > 1 else None)
             unsafe = loader is None or not _SAFE_YAML.search(ast.unparse(loader))
         if unsafe:
             yield (call, None, f"`{name}` can run arbitrary code while loading untrusted data.",
@@ -273,9 +280,9 @@ _WEAK_HASHES = frozenset({"hashlib.md5", "hashlib.sha1", "md5.new", "sha.new"})
 def _weak_hash(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
         weak = name in _WEAK_HASHES or (
-            name == "hashlib.new" and isinstance(_first_arg(call), ast.Constant)
-            and str(cast(ast.Constant, _first_arg(call)).value).lower() in ("md5", "sha1"))
-        if not weak or _is_const(_keyword(call, "usedforsecurity"), False):
+            name == "hashlib.new" and isinstance(first_arg(call), ast.Constant)
+            and str(cast(ast.Constant, first_arg(call)).value).lower() in ("md5", "sha1"))
+        if not weak or is_const(keyword_arg(call, "usedforsecurity"), False):
             continue
         security = bool(_SECURITY_NAMES.search(ast.unparse(call)))
         yield (call, "warning" if security else "info",
@@ -286,11 +293,21 @@ def _weak_hash(parsed: PythonFile) -> Iterator[Report]:
                "for non-security use pass usedforsecurity=False.")
 
 
+_HTTP_CLIENTS = ("requests.", "httpx.", "urllib3.", "aiohttp.", "niquests.", "treq.")
+_HTTP_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options",
+                           "request", "send", "stream", "urlopen", "Client", "AsyncClient",
+                           "Session", "ClientSession", "PoolManager", "TCPConnector"})
+
+
 def _tls_disabled(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        if _is_const(_keyword(call, "verify"), False) or name == "ssl._create_unverified_context":
-            yield (call, "error", f"`{name}` turns off TLS certificate verification: anyone on "
-                                  "the network path can read and change the traffic.",
+        # verify=False is TLS only for an HTTP client; a helper's own `verify` flag
+        # (a checksum, a signature) is something else.
+        if name == "ssl._create_unverified_context" or (
+                is_const(keyword_arg(call, "verify"), False) and (
+                    name.startswith(_HTTP_CLIENTS) or name.rsplit(".", 1)[-1] in _HTTP_METHODS)):
+            yield (call, "error", f"`{name}` turns off TLS certificate verification: anyone "
+                                  "on the network path can read and change the traffic.",
                    "Keep verification on; for a private CA pass verify=\"/path/to/ca.pem\".")
     for node in parsed.nodes:
         if isinstance(node, ast.Assign) and any(
@@ -320,7 +337,7 @@ def _world_writable(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
         if name in ("os.chmod", "os.makedirs", "os.mkdir", "pathlib.Path.chmod") or (
                 name.endswith(".chmod") and len(call.args) == 1):
-            mode = _keyword(call, "mode") or (call.args[-1] if call.args else None)
+            mode = keyword_arg(call, "mode") or (call.args[-1] if call.args else None)
             if (isinstance(mode, ast.Constant) and isinstance(mode.value, int)
                     and mode.value & 0o002):
                 yield (call, None, f"`{name}` with mode {oct(mode.value)} lets every local "
@@ -336,33 +353,44 @@ def _insecure_tempfile(parsed: PythonFile) -> Iterator[Report]:
                    "Use tempfile.mkstemp() or NamedTemporaryFile().")
 
 
-def _rule(rule_id: str, title: str, severity: Severity, category: Category, rationale: str,
-          finder: Callable[[PythonFile], Iterator[Report]]) -> AstRule:
+def rule(rule_id: str, title: str, severity: Severity, category: Category, rationale: str,
+         finder: Callable[[PythonFile], Iterator[Report]],
+         fallback: tuple[LinePattern, ...] = ()) -> AstRule:
     info = RuleInfo(id=rule_id, title=title, severity=severity, category=category,
                     rationale=rationale)
-    return AstRule(info=info, finder=finder)
+    return AstRule(info=info, finder=finder, fallback=fallback)
 
 
 RULES = (
-    _rule("python.shell-injection", "Command run through a shell", "warning", "security",
-          "shell=True with a formatted command lets input run other commands.",
-          _shell_injection),
-    _rule("python.eval-exec", "eval/exec of a non-constant string", "warning", "security",
-          "Code built from strings runs whatever the string says.", _eval_exec),
-    _rule("python.sql-injection", "SQL built by string formatting", "warning", "security",
-          "Formatted SQL lets values change the query.", _sql_injection),
-    _rule("python.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
-          "pickle, marshal and yaml.load run code from the data they load.",
-          _unsafe_deserialisation),
-    _rule("python.weak-hash", "MD5/SHA-1 hash", "info", "security",
-          "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash),
-    _rule("python.tls-verify-disabled", "TLS verification disabled", "error", "security",
-          "Without certificate checks TLS protects against nobody.", _tls_disabled),
-    _rule("python.debug-leftover", "Debugging leftover", "warning", "maintainability",
-          "Debugger calls and prints left in code stall or clutter production.",
-          _debug_leftover),
-    _rule("python.world-writable", "World-writable permissions", "warning", "security",
-          "Any local user can change a world-writable file.", _world_writable),
-    _rule("python.insecure-tempfile", "Race-prone temporary file", "warning", "security",
-          "mktemp's name can be taken by another process first.", _insecure_tempfile),
+    rule("python.eval-exec", "eval/exec of a non-constant string", "warning", "security",
+         "Code built from strings runs whatever the string says.", _eval_exec,
+         (line_pattern(r"(?<![\w.])(eval|exec)\s*\(\s*[^\s'\")]",
+                       "`eval`/`exec` of a non-constant string runs it as Python code."),
+          line_pattern(r"^\s*exec\s+[^\s'\"(]", "An `exec` statement runs a string as code."))),
+    rule("python.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
+         "pickle, marshal and yaml.load run code from the data they load.",
+         _unsafe_deserialisation,
+         (line_pattern(r"\b(c?[Pp]ickle|dill|marshal)\.loads?\s*\(|\byaml\.load\s*\("
+                       r"(?![^)]*Safe)", "This loader can run code from the data it loads."),)),
+    rule("python.weak-hash", "MD5/SHA-1 hash", "info", "security",
+         "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash,
+         (line_pattern(r"\b(hashlib\.(md5|sha1)|md5\.new|sha\.new)\s*\(",
+                       "MD5/SHA-1 are broken for security use."),)),
+    rule("python.tls-verify-disabled", "TLS verification disabled", "error", "security",
+         "Without certificate checks TLS protects against nobody.", _tls_disabled,
+         (line_pattern(r"\b(requests|httpx|session|client)\b.*\bverify\s*=\s*False|"
+                       r"_create_unverified_context|CERT_NONE",
+                       "TLS certificate verification is switched off.", "warning"),)),
+    rule("python.debug-leftover", "Debugging leftover", "warning", "maintainability",
+         "Debugger calls and prints left in code stall or clutter production.",
+         _debug_leftover,
+         (line_pattern(r"\b(i?pdb|pudb)\.set_trace\s*\(|(?<![\w.])breakpoint\s*\(\s*\)",
+                       "A debugger call stops the program.", "warning"),)),
+    rule("python.world-writable", "World-writable permissions", "warning", "security",
+         "Any local user can change a world-writable file.", _world_writable,
+         (line_pattern(r"\bchmod\s*\([^)]*\b0o?[0-7]?[0-7][0-7][2367]\b",
+                       "This mode lets every local user write the file."),)),
+    rule("python.insecure-tempfile", "Race-prone temporary file", "warning", "security",
+         "mktemp's name can be taken by another process first.", _insecure_tempfile,
+         (line_pattern(r"\btempfile\.mktemp\s*\(", "`tempfile.mktemp` is race-prone."),)),
 )

@@ -134,9 +134,24 @@ def could_hold(path: str, text: str) -> bool:
     return bare_values_are_literal(path) or any(quote in text for quote in "\"'`")
 
 
+# Values that stand for a secret in documentation and examples.
+_PLACEHOLDER = re.compile(
+    r"^[<{(\[$%]*((your|my)[_-]?)?(user(name)?|pass(word|wd)?|pwd|secret|token|(api[_-]?)?key|"
+    r"changeme|example|foo|bar|baz|test|dummy|fake|x+|\*+|\.+)([_-]?here)?[>})\]%]*$",
+    re.IGNORECASE)
+# Values encrypted for a CI service (`secure: "..."` in .travis.yml): safe by design.
+_ENCRYPTED_CI = re.compile(r"^\s*-?\s*secure\s*:")
+
+
+def is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.match(value.strip("\"'")))
+
+
 def scan_line(path: str, text: str, quiet: bool = False) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning."""
     best: dict[str, tuple[Severity, str]] = {}
+    if _ENCRYPTED_CI.match(text):
+        return best
     if len(text) > MINIFIED_LINE_CHARS:
         # Minified code: the well-known token formats (linear patterns) find what a person
         # would have pasted; entropy and keyword detectors would flag every other string.
@@ -148,6 +163,8 @@ def scan_line(path: str, text: str, quiet: bool = False) -> dict[str, tuple[Seve
         return best
     for value, level, kind in (*_own_hits(path, text, quiet),
                                *_detect_secrets_hits(path, text, quiet)):
+        if is_placeholder(value):
+            continue
         if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
             best[value] = (level, kind)
     return best
@@ -176,11 +193,18 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
             # A format matched above reports the whole token; detect-secrets may report
             # only part of it (an unquoted GitHub token's value is "ghp").
             if (value is None or _filtered_out(value, text, plugin)
-                    or any(value in token for token in whole)):
+                    or any(value in token for token in whole)
+                    or _is_digest(type(plugin).__name__, text)):
                 continue
             hits.append((value, _severity(type(plugin).__name__, quiet),
                          _kind(value, str(found.type))))
     return hits
+
+
+def _is_digest(plugin_name: str, text: str) -> bool:
+    """A hex string with no secret-like word on its line: a digest, a commit, a colour
+    table, an id; flagging every checksum teaches people to ignore the rule."""
+    return plugin_name == "HexHighEntropyString" and not _SECRET_WORD.search(text)
 
 
 def _kind(value: str, reported: str) -> str:

@@ -41,18 +41,24 @@ _SECURITY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("deserialisation", r"\b(pickle|marshal|shelve|yaml\.(unsafe_)?load|"
                             r"unserialize|ObjectInputStream|readObject|jsonpickle|dill)\b"),
         ("subprocess", r"\b(subprocess|os\.system|os\.popen|popen|child_process|execSync|"
-                       r"spawn|Runtime\.getRuntime|exec\.Command|shell\s*=\s*True)\b|"
-                       r"\b(eval|exec)\s*\("),
+                       r"spawn\w*|Runtime\.getRuntime|exec\.Command|shell\s*=\s*True|"
+                       r"check_output|check_call|getoutput|create_subprocess_\w+|pty|shlex|"
+                       r"os\.exec\w*|commands)\b|\b(eval|exec)\s*\("),
         ("sql", r"\b(select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|"
-                r"\.execute(many)?\s*\(|cursor|executeQuery|\.raw\s*\()"),
+                r"\.execute(many|script)?\s*\(|cursor|executeQuery|\.raw\s*\(|\.extra\s*\(|"
+                r"RawSQL|sqlalchemy|sqlite3|psycopg\w*|pymysql|MySQLdb|read_sql\w*|where\s+\w+\s*=)"),
         ("templates/html", r"(innerHTML|outerHTML|dangerouslySetInnerHTML|v-html|"
-                           r"render_template_string|mark_safe|Markup\(|\|\s*safe\b|"
-                           r"document\.write|autoescape)"),
+                           r"render_template\w*|mark_safe|Markup\b|\|\s*safe\b|format_html|"
+                           r"document\.write|autoescape|HttpResponse|make_response|HTMLResponse|"
+                           r"jinja2?|Template\(|escape\(|<script|\{\{|\{%|text/html)"),
+        ("redirects", r"\b(redirect\w*|HttpResponseRedirect|next_url|return_to|return_url|"
+                      r"redirect_uri|Location)\b"),
         ("network/tls", r"\b(ssl|tls|https?://|verify\s*=|certificate|cert_reqs|"
                         r"InsecureSkipVerify|rejectUnauthorized|check_hostname|cors)\b"),
-        ("file paths from input", r"(\.\./|send_file|send_from_directory|"
-                                  r"(open|join|resolve)\s*\(.*\b(request|req|params|"
-                                  r"user_input|argv)\b)"),
+        ("file paths", r"(\.\./|send_file|send_from_directory|FileResponse|os\.path\.join|"
+                       r"(real|abs|norm)path|safe_join|secure_filename|tarfile|zipfile|"
+                       r"extractall|rmtree|unlink|upload\w*|\bopen\s*\([^)]*(path|file|name|dir)|"
+                       r"(open|join|resolve)\s*\(.*\b(request|req|params|user_input|argv)\b)"),
         ("secrets", r"\b(secret\w*|api[_-]?key|private[_-]?key|access[_-]?key|token)\b"),
     )
 )

@@ -76,7 +76,7 @@ def test_a_scripted_review_end_to_end(change: GitFixture, fake_openai: FakeOpenA
 
     report = json.loads(capsys.readouterr().out)
     run_dir = change.root / ".reviewbot" / "runs" / report["run_id"]
-    assert code == 0  # the rule's SQL finding is a warning here
+    assert code == 1  # the rule follows the query into execute(): an error
     model = [f for f in report["findings"] if f["source"] == "model"]
     assert [(f["rule_id"], f["start_line"], f["in_diff"]) for f in model] == [
         ("model.bug", HANDLE_LINE, True)]
@@ -247,7 +247,7 @@ def test_rerun_from_review_with_another_model(change: GitFixture, fake_openai: F
     code = main(["rerun", str(first), "--from", "review", "--model", "sharper",
                  "--format", "json"])
     report = json.loads(capsys.readouterr().out)
-    assert code == 0
+    assert code == 1  # the rules' SQL injection
     assert [r.body["model"] for r in fake_openai.received] == ["sharper"]  # no new plan
     assert [f["rule_id"] for f in report["findings"] if f["source"] == "model"] == [
         "model.bug"]

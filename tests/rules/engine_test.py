@@ -144,3 +144,21 @@ def test_acceptance_docs_or_whitespace_change_is_silent(
     out = capsys.readouterr().out
     assert code == 0
     assert "findings: 0 error, 0 warning, 0 info" in out
+
+
+def test_python_that_does_not_parse_is_named_in_the_notes() -> None:
+    result = review("app/legacy.py", 'import os\nprint "x"\nos.system("ls " + x)\n')
+    assert result.notes == ("app/legacy.py is not Python 3 that parses (line 2: Missing "
+                            "parentheses in call to 'print'. Did you mean print(...)?): "
+                            "checked with line patterns only",)
+    assert [f.rule_id for f in result.findings] == ["python.shell-injection"]
+    assert review("app/ok.py", "x = 1\n").notes == ()
+
+
+def test_a_build_line_is_reported_when_only_it_changed() -> None:
+    old = ('import subprocess\ndef run(path):\n    cmd = ["convert", path]\n'
+           "    subprocess.Popen(cmd, shell=True)\n")
+    new = old.replace('["convert", path]', '"convert %s" % path')
+    [finding] = findings("app/run.py", new, old)
+    assert (finding.start_line, finding.severity) == (3, "error")
+    assert "used by `subprocess.Popen` on line 4" in finding.message

@@ -26,8 +26,19 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("keyword-password", "app/db.py", 'password = "hunter2-correct-horse"\n',
      {("secrets.hardcoded", W)}),
     ("entropy-only-is-info", "app/consts.py",
-     'CHECKSUM = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n',
+     'BLOB = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u"\n',
      {("secrets.hardcoded", I)}),
+    ("near: hex digest without a secret word", "app/consts.py",
+     'CHECKSUM = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n', set()),
+    ("hex value named like a key", "app/consts.py",
+     'API_KEY = "3f786850e387550fdab836ed7e6dc881de23001b"\n', {("secrets.hardcoded", W)}),
+    ("near: placeholder credentials in a URL", "app/url.py",
+     "# Handle http://username:password@hostname/\n", set()),
+    ("password in a URL", "app/url.py",
+     'DSN = "postgres://admin:s3cr3tP4ss@db.internal:5432/app"\n', {("secrets.hardcoded", E)}),
+    ("near: encrypted CI value", ".travis.yml",
+     'env:\n  global:\n    - secure: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3Bx"\n',
+     set()),
     ("near: fixture hash in tests is quiet", "tests/test_hash.py",
      'EXPECTED = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n', set()),
     ("near: key in tests is only a warning", "tests/test_aws.py",
@@ -65,6 +76,20 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("os.system formatted", "app/run.py", 'import os\nos.system("rm -rf " + path)\n',
      {("python.shell-injection", E)}),
     ("near: os.system constant", "app/run.py", 'import os\nos.system("clear")\n', set()),
+    ("shell command built earlier from a parameter", "app/run.py",
+     'import subprocess\ndef run(path):\n    cmd = "convert %s out.png" % path\n'
+     "    subprocess.Popen(cmd, shell=True)\n", {("python.shell-injection", E)}),
+    ("shell command from the environment", "app/run.py",
+     'import os\ndef run():\n    target = os.environ.get("TARGET")\n    os.system(target)\n',
+     {("python.shell-injection", E)}),
+    ("unresolved Popen with shell=True is a quieter shell", "app/run.py",
+     "def run(cmd):\n    Popen(cmd, shell=True)\n", {("python.shell-injection", I)}),
+    ("asyncio shell", "app/run.py",
+     "import asyncio\nasync def run(host):\n"
+     '    await asyncio.create_subprocess_shell(f"ping {host}")\n',
+     {("python.shell-injection", E)}),
+    ("near: constant command through a variable", "app/run.py",
+     'import os\ndef run():\n    cmd = "make clean"\n    os.system(cmd)\n', set()),
     # --- python: eval, sql, deserialisation ----------------------------------------------
     ("eval input", "app/calc.py", "result = eval(expression)\n", {("python.eval-exec", W)}),
     ("near: literal_eval", "app/calc.py", "import ast\nresult = ast.literal_eval(text)\n",
@@ -80,6 +105,97 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      'cur.execute("SELECT * FROM users WHERE id = %s", (uid,))\n', set()),
     ("near: f-string that is not sql", "app/msg.py",
      'msg = f"Please select a user from {team}"\n', set()),
+    ("sql built in a variable, then executed", "app/db.py",
+     "def find(cur, name):\n    query = \"SELECT * FROM users WHERE name = '%s'\" % name\n"
+     "    cur.execute(query)\n", {("python.sql-injection", E)}),
+    ("sql extended with +=", "app/db.py",
+     'def find(cur, name):\n    q = "SELECT * FROM users WHERE 1 = 1"\n'
+     "    q += \" AND name = '\" + name + \"'\"\n    cur.execute(q)\n",
+     {("python.sql-injection", E)}),
+    ("lower-case triple-quoted sql in raw()", "app/db.py",
+     'def f(name):\n    return User.objects.raw("""\n        select *\n'
+     "        from users where name = '%s'\"\"\" % name)\n", {("python.sql-injection", E)}),
+    ("django extra where", "app/db.py",
+     "def f(qs, name):\n    return qs.extra(where=[\"name = '%s'\" % name])\n",
+     {("python.sql-injection", E)}),
+    ("sqlalchemy text", "app/db.py",
+     "from sqlalchemy import text\ndef f(conn, name):\n"
+     "    conn.execute(text(f\"select * from t where name = '{name}'\"))\n",
+     {("python.sql-injection", E)}),
+    ("joined clauses with parameters is a warning", "app/db.py",
+     'def find(cur, clauses, params):\n'
+     '    cur.execute("SELECT * FROM t WHERE " + " AND ".join(clauses), params)\n',
+     {("python.sql-injection", W)}),
+    ("near: parameterised through a variable", "app/db.py",
+     'def find(cur, name):\n    query = "SELECT * FROM users WHERE name = %s"\n'
+     "    cur.execute(query, (name,))\n", set()),
+    # --- python: paths and html ------------------------------------------------------------
+    ("path from request data", "app/views.py",
+     "from flask import request, send_file\n@app.route('/download')\ndef download():\n"
+     "    name = request.args['file']\n    return send_file(os.path.join(BASE, name))\n",
+     {("python.path-traversal", E)}),
+    ("path from a route parameter", "app/views.py",
+     "@app.route('/files/<path:name>')\ndef files(name):\n"
+     "    return send_file(os.path.join(BASE, name))\n", {("python.path-traversal", W)}),
+    ("near: secure_filename", "app/views.py",
+     "from werkzeug.utils import secure_filename\n@app.route('/f/<name>')\ndef files(name):\n"
+     "    return send_file(os.path.join(BASE, secure_filename(name)))\n", set()),
+    ("near: checked against the base", "app/views.py",
+     "@app.route('/f/<path:name>')\ndef files(name):\n"
+     "    path = os.path.realpath(os.path.join(BASE, name))\n"
+     "    if not path.startswith(BASE):\n        abort(404)\n    return send_file(path)\n",
+     set()),
+    ("library joins a folder with a parameter: info", "app/store.py",
+     "def read(self, name):\n    with open(os.path.join(self.root, name)) as f:\n"
+     "        return f.read()\n", {("python.path-traversal", I)}),
+    ("near: a path parameter opened as given", "app/store.py",
+     "def read(path):\n    with open(path) as f:\n        return f.read()\n", set()),
+    ("near: a command-line argument", "app/cli.py",
+     "import sys\ndef main():\n    open(sys.argv[1]).read()\n", set()),
+    ("tar extraction without a filter", "app/unpack.py",
+     "import tarfile\ndef unpack(path, dest):\n    with tarfile.open(path) as tar:\n"
+     "        tar.extractall(dest)\n", {("python.path-traversal", W)}),
+    ("near: tar extraction with a filter", "app/unpack.py",
+     "import tarfile\ndef unpack(path, dest):\n    with tarfile.open(path) as tar:\n"
+     "        tar.extractall(dest, filter='data')\n", set()),
+    ("mark_safe of formatted html", "app/html.py",
+     "from django.utils.safestring import mark_safe\ndef label(name):\n"
+     "    return mark_safe('<b>%s</b>' % name)\n", {("python.xss", W)}),
+    ("mark_safe of a value is info", "app/html.py",
+     "from django.utils.safestring import mark_safe\ndef label(html):\n"
+     "    return mark_safe(html)\n", {("python.xss", I)}),
+    ("format_html given formatted html", "app/html.py",
+     "from django.utils.html import format_html\ndef label(name):\n"
+     "    return format_html('<b>{}</b>'.format(name))\n", {("python.xss", W)}),
+    ("near: format_html used right", "app/html.py",
+     "from django.utils.html import format_html\ndef label(name):\n"
+     "    return format_html('<b>{}</b>', name)\n", set()),
+    ("render_template_string of request data", "app/views.py",
+     "from flask import render_template_string, request\n@app.route('/hi')\ndef hi():\n"
+     "    name = request.args.get('name')\n"
+     "    return render_template_string('<h1>Hello %s</h1>' % name)\n", {("python.xss", E)}),
+    ("HttpResponse of formatted html", "app/views.py",
+     "from django.http import HttpResponse\ndef view(request):\n    q = request.GET.get('q')\n"
+     "    return HttpResponse(f'<p>Results for {q}</p>')\n", {("python.xss", E)}),
+    ("near: HttpResponse of plain text from the program", "app/views.py",
+     "from django.http import HttpResponse\ndef view(request):\n"
+     "    return HttpResponse(f'<p>{VERSION}</p>')\n", set()),
+    ("jinja environment without autoescape", "app/render.py",
+     "import jinja2\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader('t'))\n",
+     {("python.xss", W)}),
+    ("near: jinja environment with autoescape", "app/render.py",
+     "import jinja2\nenv = jinja2.Environment(autoescape=jinja2.select_autoescape())\n", set()),
+    ("template |safe", "app/templates/page.html", "<p>{{ comment.body|safe }}</p>\n",
+     {("template.unescaped", W)}),
+    ("template autoescape off", "app/templates/page.jinja",
+     "{% autoescape false %}{{ body }}{% endautoescape %}\n", {("template.unescaped", W)}),
+    ("near: escaped template value", "app/templates/page.html", "<p>{{ comment.body }}</p>\n",
+     set()),
+    # --- python that does not parse: line patterns ------------------------------------------
+    ("python 2 file falls back to line patterns", "app/legacy.py",
+     'import os\ndef f(x):\n    print "hello"\n    os.system("ls " + x)\n'
+     "    cur.execute(\"SELECT * FROM t WHERE a = '%s'\" % x)\n",
+     {("python.shell-injection", W), ("python.sql-injection", W)}),
     ("pickle loads", "app/cache.py", "import pickle\nobj = pickle.loads(blob)\n",
      {("python.unsafe-deserialization", W)}),
     ("yaml load without loader", "app/cfg.py", "import yaml\ndata = yaml.load(text)\n",
@@ -111,6 +227,15 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("python.debug-leftover", I)}),
     ("near: print in a script", "tools/report.py",
      'def main():\n    print("done")\n\nif __name__ == "__main__":\n    main()\n', set()),
+    ("near: verify=False for a helper that is not an HTTP client", "app/pkg.py",
+     "def f(pkg):\n    check_package(pkg, verify=False)\n", set()),
+    ("session verify false", "app/http.py",
+     "def f(session, url):\n    session.get(url, verify=False)\n",
+     {("python.tls-verify-disabled", E)}),
+    ("near: print in an argparse program", "app/tool.py",
+     "import argparse\ndef run(args):\n    print(args.name)\n", set()),
+    ("near: print under commands/", "app/commands/sync.py",
+     "def run(args):\n    print(args.name)\n", set()),
     ("test file one level quieter", "tests/test_http.py",
      "import requests\nrequests.get(url, verify=False)\n", {("python.tls-verify-disabled", W)}),
     # --- javascript / typescript --------------------------------------------------------

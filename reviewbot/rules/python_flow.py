@@ -1,0 +1,258 @@
+"""A small intra-function data flow for the Python security rules: where a value comes from
+(a parameter, a request, the environment, the command line) and how a string was built
+(formatting), followed through assignments in statement order.
+
+It is what separates `cursor.execute(query)` after `query = f"... {name}"` from a constant
+query, and `open(path)` with `path` from `request.args` from a path the program chose. It is
+deliberately small: one function at a time, names only (no attributes, no containers), no
+calls followed. Where it is unsure, rules stay quiet or say less.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+Source = Literal["request", "argv", "input", "environment", "parameter"]
+# From the most to the least direct control an attacker has.
+_STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "environment": 2,
+                                "parameter": 1}
+_REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.")
+_ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
+# Calls that make a path safe to use under a base folder, or a name safe to print.
+SANITISERS = frozenset({
+    "os.path.basename", "werkzeug.utils.secure_filename", "secure_filename",
+    "werkzeug.utils.safe_join", "flask.safe_join", "safe_join", "shlex.quote", "html.escape",
+    "markupsafe.escape", "django.utils.html.escape", "escape", "int", "float", "uuid.UUID",
+    "len", "bool", "hash", "os.path.exists", "os.path.isfile", "os.path.isdir",
+})
+_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "relative_to"})
+_HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
+                       "view_config", "websocket")
+
+
+@dataclass
+class Flow:
+    """What one function's names hold."""
+
+    tainted: dict[str, Source] = field(default_factory=dict)
+    # The expression each name was last assigned (the first part, for `+=`).
+    assigned: dict[str, ast.expr] = field(default_factory=dict)
+    # Names assigned a string built by formatting (f-string, %, .format, +, join).
+    formatted: dict[str, ast.expr] = field(default_factory=dict)
+    sanitised: set[str] = field(default_factory=set)
+    # The function compares a path with a base (startswith, is_relative_to, commonpath).
+    checks_paths: bool = False
+    # A web handler: decorated as a route or view, or taking a `request`.
+    handler: bool = False
+
+
+NameOf = Callable[[ast.Call], str]
+
+
+class FlowIndex:
+    """The flow of the function around a node, computed when first asked for."""
+
+    def __init__(self, tree: ast.Module, name_of: NameOf) -> None:
+        self._tree = tree
+        self._name_of = name_of
+        self._functions = sorted(
+            (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
+            key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
+        self._flows: dict[int, Flow] = {}
+
+    @property
+    def name_of(self) -> NameOf:
+        """A call's name through the file's imports (`sp.run` -> `subprocess.run`)."""
+        return self._name_of
+
+    def at(self, node: ast.AST) -> Flow:
+        line = getattr(node, "lineno", 0)
+        function = next((f for f in self._functions
+                         if f.lineno <= line <= (f.end_lineno or f.lineno)), None)
+        key = id(function) if function is not None else 0
+        if key not in self._flows:
+            self._flows[key] = self._compute(function)
+        return self._flows[key]
+
+    def _compute(self, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Flow:
+        if function is None:
+            return _flow_of(self._tree.body, [], self._name_of)
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
+                                  *function.args.kwonlyargs) if a.arg not in ("self", "cls")]
+        if function.args.vararg:
+            params.append(function.args.vararg.arg)
+        flow = _flow_of(function.body, params, self._name_of)
+        flow.handler = _is_handler(function, params)
+        return flow
+
+
+def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
+    if "request" in params or "req" in params:
+        return True
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in _HANDLER_DECORATORS:
+            return True
+    return False
+
+
+def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf) -> Flow:
+    flow = Flow(tainted=dict.fromkeys(params, "parameter"))
+    for statement in sorted(_statements(body), key=lambda s: (s.lineno, s.col_offset)):
+        _step(flow, statement, qualified)
+    return flow
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of a body, nested blocks included, nested functions left out."""
+    for statement in body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        yield statement
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                yield from _statements([s for s in inner if isinstance(s, ast.stmt)])
+        for handler in getattr(statement, "handlers", None) or ():
+            yield from _statements(handler.body)
+
+
+def _step(flow: Flow, statement: ast.stmt, qualified: NameOf) -> None:
+    if _has_path_check(statement):
+        flow.checks_paths = True
+    if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        value = statement.value
+        if value is None:
+            return
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        for name in names:
+            _assign(flow, name, value, qualified, augmented=isinstance(statement,
+                                                                         ast.AugAssign))
+    elif isinstance(statement, ast.For | ast.AsyncFor) and isinstance(statement.target,
+                                                                        ast.Name):
+        source = source_of(statement.iter, flow, qualified)
+        if source:
+            flow.tainted[statement.target.id] = source
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        for item in statement.items:
+            if isinstance(item.optional_vars, ast.Name):
+                _assign(flow, item.optional_vars.id, item.context_expr, qualified)
+
+
+def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
+            augmented: bool = False) -> None:
+    if augmented and name in flow.assigned:
+        # `query += " AND x = %s" % x` extends what `query` held: look at both parts.
+        value = ast.copy_location(ast.BinOp(left=flow.assigned[name], op=ast.Add(),
+                                             right=value), value)
+    flow.assigned[name] = value
+    source = source_of(value, flow, qualified)
+    if source is not None:
+        flow.tainted[name] = source
+    else:
+        flow.tainted.pop(name, None)
+    if is_formatted(value):
+        flow.formatted[name] = value
+    else:
+        flow.formatted.pop(name, None)
+    if isinstance(value, ast.Call) and qualified(value) in SANITISERS:
+        flow.sanitised.add(name)
+    else:
+        flow.sanitised.discard(name)
+
+
+def source_of(expr: ast.expr, flow: Flow, qualified: NameOf) -> Source | None:
+    """The strongest source any part of the expression comes from (None: the program's own)."""
+    best: Source | None = None
+    pending: list[ast.AST] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call) and qualified(node) in SANITISERS:
+            continue  # what a sanitiser returns is the program's own
+        best = strongest(best, _direct_source(node, flow, qualified))
+        pending.extend(ast.iter_child_nodes(node))
+    return best
+
+
+def strongest(first: Source | None, second: Source | None) -> Source | None:
+    if first is None or (second is not None and _STRENGTH[second] > _STRENGTH[first]):
+        return second
+    return first
+
+
+def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | None:
+    if isinstance(node, ast.Name):
+        if node.id in flow.sanitised:
+            return None
+        return flow.tainted.get(node.id) or ("request" if node.id == "request" else None)
+    if isinstance(node, ast.Attribute):
+        dotted = _dotted(node)
+        if dotted.startswith(_REQUEST_ROOTS) or dotted == "request":
+            return "request"
+        if dotted == "sys.argv":
+            return "argv"
+        if dotted == "os.environ":
+            return "environment"
+    if isinstance(node, ast.Call):
+        name = qualified(node)
+        if name in ("input", "builtins.input"):
+            return "input"
+        if name in _ENVIRONMENT:
+            return "environment"
+    return None
+
+
+def is_formatted(expr: ast.expr) -> bool:
+    """A string built from parts: an f-string with values, %, .format, + or .join."""
+    if isinstance(expr, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in expr.values)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod | ast.Add):
+        return _has_text(expr) and not _all_constant(expr)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if expr.func.attr == "format" and (expr.args or expr.keywords):
+            return True
+        if expr.func.attr == "join" and isinstance(expr.func.value, ast.Constant):
+            return bool(expr.args) and not _all_constant(expr.args[0])
+    return False
+
+
+def literal_text(expr: ast.expr) -> str:
+    """The constant text parts of an expression (to see SQL or HTML in a template)."""
+    return " ".join(n.value for n in ast.walk(expr)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+def _has_text(expr: ast.expr) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(expr))
+
+
+def _all_constant(expr: ast.expr) -> bool:
+    return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
+                          | ast.expr_context) for n in ast.walk(expr))
+
+
+def _has_path_check(statement: ast.stmt) -> bool:
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _CHECKS:
+            return True
+        if isinstance(node, ast.Call) and _dotted(node.func).endswith("commonpath"):
+            return True
+    return False
+
+
+def _dotted(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call):
+        parts.append(_dotted(node.func) + "()")
+    return ".".join(reversed(parts))

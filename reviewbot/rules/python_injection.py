@@ -1,0 +1,407 @@
+"""Injection rules for Python: SQL, shell commands, file paths and HTML.
+
+Each rule follows a value from where it comes from (`python_flow`: a parameter, a request,
+the environment, string formatting) to the call that uses it, within one function. A
+finding is reported at the call and, when the value was built on another line, at that
+line too: a fix often changes only the line that builds the query or the command.
+Severities are conservative where the flow is unsure: a value from a request or a command
+built by formatting is an error; a value from a parameter is a warning or less.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from reviewbot.rules.python_ast import (
+    PythonFile,
+    Report,
+    first_arg,
+    is_const,
+    keyword_arg,
+    line_pattern,
+    rule,
+    string_kind,
+)
+from reviewbot.rules.python_flow import Flow, Source, is_formatted, literal_text, source_of
+from reviewbot.schema import Severity
+
+_FROM: dict[Source, str] = {
+    "request": "request data", "argv": "the command line", "input": "input()",
+    "environment": "the environment", "parameter": "a parameter of the function"}
+_OUTSIDE = frozenset({"request", "argv", "input", "environment"})
+_LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
+
+
+@dataclass(frozen=True)
+class Use:
+    """A value as a call uses it: the argument, what it resolves to, where it came from."""
+
+    call: ast.Call
+    name: str
+    value: ast.expr
+    # The formatting a variable was assigned on another line (None: built in the call).
+    built: ast.expr | None
+    source: Source | None
+    flow: Flow
+
+    @property
+    def formatted(self) -> bool:
+        return is_formatted(self.value) or string_kind(self.value) == "formatted" or (
+            isinstance(self.value, ast.BinOp) and isinstance(self.value.op, ast.Mod)
+            and string_kind(self.value.right) != "constant")
+
+    def sites(self) -> Iterator[ast.AST]:
+        yield self.call
+        if self.built is not None:
+            yield self.built
+
+
+def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> Use:
+    flow = parsed.flow.at(call)
+    value, built = arg, None
+    if isinstance(arg, ast.Name) and arg.id in flow.assigned:
+        assigned = flow.assigned[arg.id]
+        if is_formatted(assigned) or arg.id in flow.tainted:
+            value, built = assigned, assigned
+        elif string_kind(assigned) == "constant":
+            value = assigned
+    source = source_of(arg, flow, parsed.flow.name_of)
+    if source == "parameter" and flow.handler:
+        source = "request"  # a web handler's parameters are the URL's parts
+    return Use(call=call, name=name, value=value, built=built, source=source, flow=flow)
+
+
+def _report(use: Use, severity: Severity | None, message: str,
+            suggestion: str) -> Iterator[Report]:
+    for site in use.sites():
+        where = "" if site is use.call else (
+            f" (used by `{use.name}` on line {use.call.lineno})")
+        yield site, severity, message + where, suggestion
+
+
+def _from(source: Source | None) -> str:
+    return f" from {_FROM[source]}" if source else ""
+
+
+# --- shell -------------------------------------------------------------------------------
+
+_SHELL_PARAM = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
+                          "subprocess.check_output", "subprocess.Popen"})
+_SHELL_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in _SHELL_PARAM)
+_ALWAYS_SHELL = frozenset({
+    "os.system", "os.popen", "os.popen2", "os.popen3", "os.popen4", "subprocess.getoutput",
+    "subprocess.getstatusoutput", "commands.getoutput", "commands.getstatusoutput",
+    "asyncio.create_subprocess_shell", "pty.spawn", "popen2.popen2", "popen2.popen3"})
+
+
+def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
+    for call, name in parsed.scope_calls:
+        always = name in _ALWAYS_SHELL
+        if not always and not is_const(keyword_arg(call, "shell"), True):
+            continue
+        # shell=True on a Popen/call that no import ties to subprocess is still a shell.
+        sure = always or name in _SHELL_PARAM
+        if not sure and name.rsplit(".", 1)[-1] not in _SHELL_METHODS:
+            continue
+        arg = first_arg(call, "cmd" if always else "args")
+        if arg is None:
+            continue
+        use = use_of(parsed, call, name, arg)
+        severity = _shell_severity(use, always)
+        if severity is None:
+            continue
+        if not sure:
+            severity = _LOWER[severity]
+        yield from _report(use, severity, _shell_message(use), (
+            "Pass a list of arguments without shell=True (e.g. subprocess.run([\"tool\", arg], "
+            "check=True)); use shlex.quote only as a last resort."))
+
+
+def _shell_severity(use: Use, always: bool) -> Severity | None:
+    """None: a constant command given to a function that always uses a shell."""
+    if use.formatted or use.source in _OUTSIDE:
+        return "error"
+    if string_kind(use.value) == "constant":
+        return None if always else "info"
+    return "warning"
+
+
+def _shell_message(use: Use) -> str:
+    message = f"`{use.name}` runs its command through a shell"
+    if use.formatted:
+        return message + (f" and the command is built by string formatting{_from(use.source)}"
+                          ": any input in it can run other commands.")
+    if use.source:
+        return message + f" and the command comes{_from(use.source)}."
+    if string_kind(use.value) == "constant":
+        return message + "."
+    return message + " with a command that is not a constant."
+
+
+# --- SQL ---------------------------------------------------------------------------------
+
+_SQL = re.compile(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
+                  r"drop\s+table|where\b)", re.IGNORECASE)
+_QUERY_START = re.compile(r"^\s*(select|insert|update|delete|with)\b", re.IGNORECASE)
+# Methods that run SQL: DB-API cursors, SQLAlchemy connections and sessions, Django's
+# raw(), pandas. Without SQL text in sight, formatting passed to them is still a warning.
+_RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sql",
+                      "read_sql", "read_sql_query", "mogrify", "raw"})
+# Django's raw fragments: SQL by definition, keywords or not.
+_FRAGMENTS = frozenset({"extra", "RawSQL"})
+# Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
+_WRAPPERS = frozenset({"text", "exec", "literal_column"}) | _FRAGMENTS
+_EXTRA_KEYWORDS = ("where", "select", "tables", "order_by")
+
+
+def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
+    reported: set[int] = set()
+    for call, name in parsed.scope_calls:
+        method = name.rsplit(".", 1)[-1]
+        if (method not in _RUNNERS and method not in _WRAPPERS) or name in ("exec", "eval"):
+            continue
+        for arg in _sql_arguments(call, method):
+            use = use_of(parsed, call, method, arg)
+            found = _sql_finding(use, method)
+            if found is not None:
+                reported.update(id(node) for node in ast.walk(use.value))
+                yield from _report(use, *found)
+    for node in parsed.nodes:
+        if (isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) and id(node) not in reported
+                and is_formatted(node) and _QUERY_START.search(literal_text(node))
+                and _SQL.search(literal_text(node))):
+            reported.update(id(inner) for inner in ast.walk(node))
+            yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
+                                    "a database with values from input, that is SQL injection.",
+                   "Keep the query constant and pass values as parameters.")
+
+
+def _sql_arguments(call: ast.Call, method: str) -> list[ast.expr]:
+    if method == "extra":
+        values = [k.value for k in call.keywords if k.arg in _EXTRA_KEYWORDS]
+        return [e for v in values for e in (
+            v.elts if isinstance(v, ast.List | ast.Tuple) else
+            [x for x in v.values if x is not None] if isinstance(v, ast.Dict) else [v])]
+    arg = first_arg(call, "sql") or keyword_arg(call, "statement")
+    return [] if arg is None else [arg]
+
+
+def _sql_finding(use: Use, method: str) -> tuple[Severity, str, str] | None:
+    text = literal_text(use.value)
+    has_sql = bool(_SQL.search(text))
+    suggestion = "Use a parameterised query: cursor.execute(\"... WHERE id = %s\", (value,))."
+    if use.formatted:
+        if not has_sql and method not in _RUNNERS and method not in _FRAGMENTS:
+            return None
+        # Parameters passed along: the formatting is probably structure (a table name,
+        # a list of placeholders), not values.
+        with_params = len(use.call.args) > 1 or any(
+            k.arg in ("params", "parameters", "args") for k in use.call.keywords)
+        sure = (has_sql or method in _FRAGMENTS) and not with_params
+        return ("error" if sure else "warning",
+                f"SQL built by string formatting{_from(use.source)} is passed to `{method}`: "
+                "values in it can change the query (SQL injection).", suggestion)
+    if use.source in _OUTSIDE and method in _RUNNERS:
+        return ("error", f"`{method}` runs SQL that comes{_from(use.source)}.", suggestion)
+    return None
+
+
+# --- file paths --------------------------------------------------------------------------
+
+# Calls that open, send, move or delete the path in their first (or first two) arguments.
+_PATH_SINKS: dict[str, int] = {
+    "open": 1, "builtins.open": 1, "io.open": 1, "codecs.open": 1, "os.open": 1,
+    "aiofiles.open": 1, "flask.send_file": 1, "send_file": 1, "flask.helpers.send_file": 1,
+    # send_from_directory guards the file name, not the directory.
+    "flask.send_from_directory": 1, "send_from_directory": 1,
+    "starlette.responses.FileResponse": 1, "fastapi.responses.FileResponse": 1,
+    "FileResponse": 1, "os.remove": 1, "os.unlink": 1, "os.rmdir": 1, "os.removedirs": 1,
+    "shutil.rmtree": 1, "os.listdir": 1, "os.scandir": 1, "os.makedirs": 1, "os.mkdir": 1,
+    "shutil.copy": 2, "shutil.copy2": 2, "shutil.copyfile": 2, "shutil.copytree": 2,
+    "shutil.move": 2, "os.rename": 2, "os.replace": 2, "os.symlink": 2,
+}
+_PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink",
+                           "rmdir", "mkdir", "save", "touch"})
+_JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "Path",
+                    "pathlib.PurePath"})
+
+
+def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
+    for call, name in parsed.scope_calls:
+        for arg in _path_arguments(call, name):
+            use = use_of(parsed, call, name, arg)
+            found = _path_finding(parsed, use)
+            if found is not None:
+                yield from _report(use, *found)
+    yield from _unsafe_extraction(parsed)
+
+
+def _path_arguments(call: ast.Call, name: str) -> list[ast.expr]:
+    count = _PATH_SINKS.get(name)
+    if count is not None:
+        return list(call.args[:count]) or [k.value for k in call.keywords
+                                            if k.arg in ("file", "path", "src", "dst")][:1]
+    if (isinstance(call.func, ast.Attribute) and call.func.attr in _PATH_METHODS
+            and _is_path_expression(call.func.value)):
+        return [call.func.value]
+    return []
+
+
+def _is_path_expression(node: ast.expr) -> bool:
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+        and ast.unparse(node.func).endswith(("Path", "path.join")))
+
+
+def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | None:
+    if use.source is None or use.source in ("argv", "input", "environment"):
+        return None  # a command-line tool opens the files its user names
+    if use.flow.checks_paths:
+        return None  # compared with a base folder somewhere in the function
+    suggestion = ("Resolve the path and check it stays under the base folder "
+                  "(Path(base, name).resolve().is_relative_to(base)), or use "
+                  "werkzeug.utils.safe_join / secure_filename.")
+    joined = _joins_base(use.value, parsed)
+    if use.source == "request":
+        direct = _direct_request(use, parsed)
+        return ("error" if direct else "warning",
+                f"`{use.name}` uses a file path built{_from(use.source)} without a check that "
+                "it stays in its folder: `../` in it reaches any file the process can "
+                "(path traversal).", suggestion)
+    if joined:
+        return ("info", f"`{use.name}` uses a path that joins a folder with a parameter; if "
+                        "the parameter can come from a user, `../` in it escapes the folder.",
+                suggestion)
+    return None
+
+
+def _direct_request(use: Use, parsed: PythonFile) -> bool:
+    """The path holds request data itself, not only a handler's parameters."""
+    return source_of(use.value, Flow(tainted={}), parsed.flow.name_of) == "request" or any(
+        use.flow.tainted.get(n.id) == "request" for n in ast.walk(use.value)
+        if isinstance(n, ast.Name))
+
+
+def _joins_base(value: ast.expr, parsed: PythonFile) -> bool:
+    """A path made of a base and something else: join(), `/`, `+`, an f-string."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _JOINS \
+                and len(node.args) > 1:
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            return True
+        if isinstance(node, ast.JoinedStr) and "/" in literal_text(node):
+            return True
+    return False
+
+
+def _unsafe_extraction(parsed: PythonFile) -> Iterator[Report]:
+    if "tarfile" not in {alias.split(".")[0] for alias in parsed.aliases.values()}:
+        return
+    for call, _name in parsed.calls:
+        if (isinstance(call.func, ast.Attribute) and call.func.attr in ("extractall", "extract")
+                and not any(k.arg in ("filter", "members") for k in call.keywords)):
+            yield (call, "warning", "Extracting a tar archive without a filter writes wherever "
+                                    "its members say: `../`, absolute paths and links escape "
+                                    "the target folder.",
+                   "Pass filter=\"data\" (Python 3.12+, backported to 3.8+) or check each "
+                   "member's resolved path before extracting it.")
+
+
+# --- HTML --------------------------------------------------------------------------------
+
+_MARK_SAFE = frozenset({
+    "django.utils.safestring.mark_safe", "mark_safe", "markupsafe.Markup", "jinja2.Markup",
+    "flask.Markup", "Markup", "django.utils.safestring.SafeString", "SafeString"})
+_FORMAT_HTML = frozenset({"django.utils.html.format_html", "format_html"})
+_TEMPLATE_STRINGS = frozenset({"flask.render_template_string", "render_template_string",
+                               "jinja2.Template"})
+_RESPONSES = frozenset({
+    "django.http.HttpResponse", "HttpResponse", "flask.make_response", "make_response",
+    "flask.Response", "werkzeug.Response", "werkzeug.wrappers.Response",
+    "starlette.responses.HTMLResponse", "fastapi.responses.HTMLResponse", "HTMLResponse"})
+_HTML = re.compile(r"<\s*/?\s*[a-zA-Z]")
+_ESCAPE_HINT = ("Escape the values (format_html(\"<b>{}</b>\", value), markupsafe.escape) "
+                "or render a template with autoescaping.")
+
+
+def _xss(parsed: PythonFile) -> Iterator[Report]:
+    for call, name in parsed.scope_calls:
+        if name in ("jinja2.Environment", "jinja2.environment.Environment"):
+            yield from _jinja_environment(call)
+            continue
+        if name.endswith(".from_string"):
+            name = "jinja2.Template"  # Environment.from_string
+        arg = first_arg(call, "source")
+        if arg is None or not (name in _MARK_SAFE or name in _FORMAT_HTML
+                               or name in _TEMPLATE_STRINGS or name in _RESPONSES):
+            continue
+        use = use_of(parsed, call, name, arg)
+        found = _html_finding(use)
+        if found is not None:
+            yield from _report(use, found[0], found[1], _ESCAPE_HINT)
+
+
+def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
+    if string_kind(use.value) == "constant":
+        return None
+    outside = use.source in _OUTSIDE
+    name = use.name.rsplit(".", 1)[-1]
+    if use.name in _FORMAT_HTML:
+        if not use.formatted:
+            return None
+        return ("error" if outside else "warning",
+                f"`{name}` gets HTML already built by formatting{_from(use.source)}: it "
+                "escapes only its own arguments, so the values in it are not escaped (XSS).")
+    if use.name in _TEMPLATE_STRINGS:
+        if not (use.formatted or outside):
+            return None
+        return ("error" if outside else "warning",
+                f"`{name}` renders a template built{_from(use.source)}: input in it is "
+                "template code (server-side template injection, XSS).")
+    if use.name in _RESPONSES:
+        if not (outside and use.formatted and _HTML.search(literal_text(use.value))):
+            return None
+        return ("error" if use.source == "request" else "warning",
+                f"`{name}` returns HTML built{_from(use.source)} without escaping (XSS).")
+    if use.formatted or outside:
+        return ("error" if outside else "warning",
+                f"`{name}` marks text built{_from(use.source)} as safe HTML: input in it is "
+                "not escaped (XSS).")
+    return ("info", f"`{name}` marks a value as safe HTML; check nothing in it comes from "
+                    "input.")
+
+
+def _jinja_environment(call: ast.Call) -> Iterator[Report]:
+    autoescape = keyword_arg(call, "autoescape")
+    if autoescape is None or is_const(autoescape, False):
+        yield (call, "warning", "A Jinja2 Environment without autoescape renders values into "
+                                "HTML unescaped (XSS).",
+               "Pass autoescape=jinja2.select_autoescape() (or True for HTML-only templates).")
+
+
+RULES = (
+    rule("python.shell-injection", "Command run through a shell", "warning", "security",
+         "shell=True with a formatted command lets input run other commands.",
+         _shell_injection,
+         (line_pattern(r"\b(os\.(system|popen)|commands\.getoutput)\s*\((?!\s*(['\"])[^'\"]*\3"
+                       r"\s*\))|shell\s*=\s*True", "A command is run through a shell.",
+                       "warning"),)),
+    rule("python.sql-injection", "SQL built by string formatting", "warning", "security",
+         "Formatted SQL lets values change the query.", _sql_injection,
+         (line_pattern(r"\.execute(many)?\s*\(\s*(f[\"']|[\"'][^\"']*[\"']\s*[%+]|"
+                       r"[\"'][^\"']*[\"']\.format)", "A query built by formatting is run.",
+                       "warning"),)),
+    rule("python.path-traversal", "File path from input", "warning", "security",
+         "A path from a request, used without a check, reaches files outside its folder.",
+         _path_traversal,
+         (line_pattern(r"\b(open|send_file|send_from_directory)\s*\(.*\brequest\.",
+                       "A file path comes from request data."),)),
+    rule("python.xss", "HTML from input without escaping", "warning", "security",
+         "Text marked safe or rendered as a template is not escaped.", _xss,
+         (line_pattern(r"\b(mark_safe|Markup|render_template_string)\s*\(\s*[^\s'\")]",
+                       "A non-constant value is marked safe or rendered as a template."),)),
+)
