@@ -17,7 +17,7 @@ from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.rules.python_flow import FlowIndex, literal_text
+from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants
 from reviewbot.schema import Category, Severity
 
 StringKind = Literal["formatted", "constant", "dynamic"]
@@ -39,6 +39,10 @@ class PythonFile:
     scope_calls: tuple[tuple[ast.Call, str], ...]
     flow: FlowIndex
     is_script: bool
+    # The added lines.
+    changed: frozenset[int]
+    # The module's string constants (`QUERY = "SELECT ..."`), to read `QUERY % name`.
+    constants: dict[str, str]
 
 
 def python_file(change: FileChange) -> PythonFile | None:
@@ -72,10 +76,11 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     scopes = _innermost_functions(touched)
     scope_calls = calls + tuple(
         (node, name_of(node)) for function in scopes for node in ast.walk(function)
-        if isinstance(node, ast.Call) and not _on_lines(node, changed))
+        if isinstance(node, ast.Call) and not on_lines(node, changed))
     return PythonFile(path=path, aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
-                      is_script=is_entry_point(path, text))
+                      is_script=is_entry_point(path, text), changed=changed,
+                      constants=module_constants(tree))
 
 
 def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
@@ -85,7 +90,7 @@ def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
                        for g in functions)]
 
 
-def _on_lines(node: ast.AST, lines: frozenset[int]) -> bool:
+def on_lines(node: ast.AST, lines: frozenset[int]) -> bool:
     start = getattr(node, "lineno", 0)
     end = getattr(node, "end_lineno", None) or start
     return any(n in lines for n in range(start, end + 1))

@@ -19,7 +19,13 @@ Source = Literal["request", "argv", "input", "environment", "parameter"]
 # From the most to the least direct control an attacker has.
 _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "environment": 2,
                                 "parameter": 1}
-_REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.")
+_REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.", "self.kwargs",
+                  "self.path_kwargs", "self.path_args")
+# Tornado's and aiohttp's accessors of request data.
+_REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argument",
+                              "get_body_argument", "get_cookie", "match_info"})
+_HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head"})
+_HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
 # Calls that make a path safe to use under a base folder, or a name safe to print.
 SANITISERS = frozenset({
@@ -28,7 +34,12 @@ SANITISERS = frozenset({
     "markupsafe.escape", "django.utils.html.escape", "escape", "int", "float", "uuid.UUID",
     "len", "bool", "hash", "os.path.exists", "os.path.isfile", "os.path.isdir",
 })
-_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "relative_to"})
+# A path is contained when it is normalised (realpath, abspath, normpath, resolve) and then
+# compared with its base (startswith, is_relative_to, relative_to, commonpath): a prefix
+# test of an unnormalised path lets `base/../secret` through.
+_NORMALISERS = frozenset({"realpath", "abspath", "normpath", "resolve"})
+_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "commonprefix",
+                     "relative_to"})
 _HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
                        "view_config", "websocket")
 
@@ -43,8 +54,16 @@ class Flow:
     # Names assigned a string built by formatting (f-string, %, .format, +, join).
     formatted: dict[str, ast.expr] = field(default_factory=dict)
     sanitised: set[str] = field(default_factory=set)
-    # The function compares a path with a base (startswith, is_relative_to, commonpath).
-    checks_paths: bool = False
+    # Names assigned a normalised path (realpath, abspath, normpath, resolve), and those
+    # of them compared with a base afterwards: contained paths.
+    normalised: set[str] = field(default_factory=set)
+    checked: set[str] = field(default_factory=set)
+    # Every assignment of each name, in statement order: (line, value).
+    history: dict[str, list[tuple[int, ast.expr]]] = field(default_factory=dict)
+
+    def assignments_before(self, name: str, line: int) -> list[ast.expr]:
+        """What the name was assigned before `line`, nearest first."""
+        return [value for at, value in reversed(self.history.get(name, ())) if at < line]
     # A web handler: decorated as a route or view, or taking a `request`.
     handler: bool = False
 
@@ -61,6 +80,12 @@ class FlowIndex:
         self._functions = sorted(
             (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
             key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
+        # Methods of request-handler classes (tornado, Django and Flask class-based views).
+        self._handler_methods = {
+            id(item) for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)
+            and any(_dotted(base).endswith(_HANDLER_BASES) for base in cls.bases)
+            for item in cls.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            and item.name in _HANDLER_METHODS}
         self._flows: dict[int, Flow] = {}
 
     @property
@@ -85,7 +110,7 @@ class FlowIndex:
         if function.args.vararg:
             params.append(function.args.vararg.arg)
         flow = _flow_of(function.body, params, self._name_of)
-        flow.handler = _is_handler(function, params)
+        flow.handler = id(function) in self._handler_methods or _is_handler(function, params)
         return flow
 
 
@@ -122,8 +147,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def _step(flow: Flow, statement: ast.stmt, qualified: NameOf) -> None:
-    if _has_path_check(statement):
-        flow.checks_paths = True
+    _note_checks(flow, statement)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
         if value is None:
@@ -151,6 +175,7 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
         value = ast.copy_location(ast.BinOp(left=flow.assigned[name], op=ast.Add(),
                                              right=value), value)
     flow.assigned[name] = value
+    flow.history.setdefault(name, []).append((value.lineno, value))
     source = source_of(value, flow, qualified)
     if source is not None:
         flow.tainted[name] = source
@@ -160,6 +185,10 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
         flow.formatted[name] = value
     else:
         flow.formatted.pop(name, None)
+    if _normalises(value):
+        flow.normalised.add(name)
+    else:
+        flow.normalised.discard(name)
     if isinstance(value, ast.Call) and qualified(value) in SANITISERS:
         flow.sanitised.add(name)
     else:
@@ -185,6 +214,10 @@ def strongest(first: Source | None, second: Source | None) -> Source | None:
     return first
 
 
+_ATTRIBUTE_SOURCES: dict[str, Source] = {"sys.argv": "argv", "os.environ": "environment",
+                                         "request": "request"}
+
+
 def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | None:
     if isinstance(node, ast.Name):
         if node.id in flow.sanitised:
@@ -192,26 +225,29 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | Non
         return flow.tainted.get(node.id) or ("request" if node.id == "request" else None)
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
-        if dotted.startswith(_REQUEST_ROOTS) or dotted == "request":
-            return "request"
-        if dotted == "sys.argv":
-            return "argv"
-        if dotted == "os.environ":
-            return "environment"
+        return "request" if dotted.startswith(_REQUEST_ROOTS) else _ATTRIBUTE_SOURCES.get(dotted)
     if isinstance(node, ast.Call):
-        name = qualified(node)
-        if name in ("input", "builtins.input"):
-            return "input"
-        if name in _ENVIRONMENT:
-            return "environment"
+        return _call_source(qualified(node))
     return None
+
+
+def _call_source(name: str) -> Source | None:
+    if name.rsplit(".", 1)[-1] in _REQUEST_METHODS and name.startswith(("self.", "request.")):
+        return "request"
+    if name in ("input", "builtins.input"):
+        return "input"
+    return "environment" if name in _ENVIRONMENT else None
 
 
 def is_formatted(expr: ast.expr) -> bool:
     """A string built from parts: an f-string with values, %, .format, + or .join."""
     if isinstance(expr, ast.JoinedStr):
         return any(isinstance(v, ast.FormattedValue) for v in expr.values)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod | ast.Add):
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
+        # `TEMPLATE % values`: a template from a constant or a name.
+        return not _all_constant(expr) and (
+            _has_text(expr.left) or isinstance(expr.left, ast.Name | ast.Attribute))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         return _has_text(expr) and not _all_constant(expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
         if expr.func.attr == "format" and (expr.args or expr.keywords):
@@ -221,29 +257,72 @@ def is_formatted(expr: ast.expr) -> bool:
     return False
 
 
-def literal_text(expr: ast.expr) -> str:
-    """The constant text parts of an expression (to see SQL or HTML in a template)."""
-    return " ".join(n.value for n in ast.walk(expr)
-                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
+def literal_text(expr: ast.expr, constants: dict[str, str] | None = None) -> str:
+    """The constant text parts of an expression (to see SQL or HTML in a template), with
+    the module's string constants it names (`QUERY % name`)."""
+    parts: list[str] = []
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            parts.append(node.value if isinstance(node.value, str)
+                         else node.value.decode("latin-1"))
+        elif constants and isinstance(node, ast.Name) and node.id in constants:
+            parts.append(constants[node.id])
+    return " ".join(parts)
+
+
+def module_constants(tree: ast.Module) -> dict[str, str]:
+    """`NAME = "text"` at module level (and in class bodies)."""
+    found: dict[str, str] = {}
+    for statement in (*tree.body, *(s for c in tree.body if isinstance(c, ast.ClassDef)
+                                    for s in c.body)):
+        if (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = statement.value.value
+    return found
 
 
 def _has_text(expr: ast.expr) -> bool:
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(expr))
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str | bytes)
+               for n in ast.walk(expr))
 
 
 def _all_constant(expr: ast.expr) -> bool:
     return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
-                          | ast.expr_context) for n in ast.walk(expr))
+                          | ast.Dict | ast.expr_context) for n in ast.walk(expr))
 
 
-def _has_path_check(statement: ast.stmt) -> bool:
-    for node in ast.walk(statement):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _CHECKS:
-            return True
-        if isinstance(node, ast.Call) and _dotted(node.func).endswith("commonpath"):
-            return True
-    return False
+def _note_checks(flow: Flow, statement: ast.stmt) -> None:
+    """Names this statement compares with a base after normalising them."""
+    for node in _own_nodes(statement):
+        if not (isinstance(node, ast.Call) and _called(node) in _CHECKS):
+            continue
+        parts = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(node.func, ast.Attribute):
+            parts.append(node.func.value)
+        for part in parts:
+            inline = _normalises(part)
+            flow.checked.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name)
+                                and (inline or n.id in flow.normalised))
+
+
+def _called(call: ast.Call) -> str:
+    return _dotted(call.func).rsplit(".", 1)[-1]
+
+
+def _normalises(expr: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and _called(n) in _NORMALISERS for n in ast.walk(expr))
+
+
+def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The statement's nodes without its nested statements (they are steps of their own)."""
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending += [child for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, ast.stmt)]
 
 
 def _dotted(node: ast.AST) -> str:

@@ -22,6 +22,7 @@ from reviewbot.rules.python_ast import (
     is_const,
     keyword_arg,
     line_pattern,
+    on_lines,
     rule,
     string_kind,
 )
@@ -42,8 +43,9 @@ class Use:
     call: ast.Call
     name: str
     value: ast.expr
-    # The formatting a variable was assigned on another line (None: built in the call).
-    built: ast.expr | None
+    # The assignments the value went through, nearest first: a fix often changes only
+    # the line that builds the query or the command, not the call.
+    chain: tuple[ast.expr, ...]
     source: Source | None
     flow: Flow
 
@@ -53,33 +55,53 @@ class Use:
             isinstance(self.value, ast.BinOp) and isinstance(self.value.op, ast.Mod)
             and string_kind(self.value.right) != "constant")
 
-    def sites(self) -> Iterator[ast.AST]:
-        yield self.call
-        if self.built is not None:
-            yield self.built
-
 
 def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> Use:
     flow = parsed.flow.at(call)
-    value, built = arg, None
-    if isinstance(arg, ast.Name) and arg.id in flow.assigned:
-        assigned = flow.assigned[arg.id]
-        if is_formatted(assigned) or arg.id in flow.tainted:
-            value, built = assigned, assigned
-        elif string_kind(assigned) == "constant":
-            value = assigned
+    value = arg
+    if isinstance(arg, ast.Name):
+        before = flow.assignments_before(arg.id, call.lineno)
+        if before and (is_formatted(before[0]) or string_kind(before[0]) == "constant"):
+            value = before[0]
     source = source_of(arg, flow, parsed.flow.name_of)
     if source == "parameter" and flow.handler:
         source = "request"  # a web handler's parameters are the URL's parts
-    return Use(call=call, name=name, value=value, built=built, source=source, flow=flow)
+    return Use(call=call, name=name, value=value,
+               chain=_chain(arg, call.lineno, flow, parsed), source=source, flow=flow)
 
 
-def _report(use: Use, severity: Severity | None, message: str,
+_MAX_CHAIN = 8
+
+
+def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[ast.expr, ...]:
+    """The assignments before `line` of the names in `arg` that carry input or formatting,
+    followed back through the names they use."""
+    found: list[ast.expr] = []
+    pending = [(n.id, line) for n in ast.walk(arg) if isinstance(n, ast.Name)]
+    seen: set[tuple[str, int]] = set()
+    while pending and len(found) < _MAX_CHAIN:
+        name, before = pending.pop(0)
+        if (name, before) in seen:
+            continue
+        seen.add((name, before))
+        for value in flow.assignments_before(name, before):
+            if is_formatted(value) or source_of(value, flow, parsed.flow.name_of):
+                found.append(value)
+                pending += [(n.id, value.lineno) for n in ast.walk(value)
+                            if isinstance(n, ast.Name)]
+    return tuple(found[:_MAX_CHAIN])
+
+
+def _report(parsed: PythonFile, use: Use, severity: Severity | None, message: str,
             suggestion: str) -> Iterator[Report]:
-    for site in use.sites():
-        where = "" if site is use.call else (
-            f" (used by `{use.name}` on line {use.call.lineno})")
-        yield site, severity, message + where, suggestion
+    """At the call when the change touches it; otherwise at the changed lines that build
+    its value."""
+    if on_lines(use.call, parsed.changed):
+        yield use.call, severity, message, suggestion
+        return
+    for site in use.chain:
+        yield (site, severity, f"{message} (used by `{use.name}` on line {use.call.lineno})",
+               suggestion)
 
 
 def _from(source: Source | None) -> str:
@@ -115,7 +137,7 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
             continue
         if not sure:
             severity = _LOWER[severity]
-        yield from _report(use, severity, _shell_message(use), (
+        yield from _report(parsed, use, severity, _shell_message(use), (
             "Pass a list of arguments without shell=True (e.g. subprocess.run([\"tool\", arg], "
             "check=True)); use shlex.quote only as a last resort."))
 
@@ -144,7 +166,7 @@ def _shell_message(use: Use) -> str:
 # --- SQL ---------------------------------------------------------------------------------
 
 _SQL = re.compile(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
-                  r"drop\s+table|where\b)", re.IGNORECASE)
+                  r"drop\s+table|where|explain|order\s+by)\b", re.IGNORECASE)
 _QUERY_START = re.compile(r"^\s*(select|insert|update|delete|with)\b", re.IGNORECASE)
 # Methods that run SQL: DB-API cursors, SQLAlchemy connections and sessions, Django's
 # raw(), pandas. Without SQL text in sight, formatting passed to them is still a warning.
@@ -153,7 +175,10 @@ _RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sq
 # Django's raw fragments: SQL by definition, keywords or not.
 _FRAGMENTS = frozenset({"extra", "RawSQL"})
 # Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
-_WRAPPERS = frozenset({"text", "exec", "literal_column"}) | _FRAGMENTS
+_WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
+# A quoted placeholder (`WHERE name = '%s'`) is only ever filled by string formatting:
+# a database driver's parameters are never quoted.
+_QUOTED_PLACEHOLDER = re.compile(r"""(['"])(%s|%\(\w+\)s|\{\w*\})\1""")
 _EXTRA_KEYWORDS = ("where", "select", "tables", "order_by")
 
 
@@ -165,14 +190,31 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
             continue
         for arg in _sql_arguments(call, method):
             use = use_of(parsed, call, method, arg)
-            found = _sql_finding(use, method)
+            found = _sql_finding(parsed, use, method)
             if found is not None:
-                reported.update(id(node) for node in ast.walk(use.value))
-                yield from _report(use, *found)
+                reported.update(id(node) for part in (use.value, *use.chain)
+                                for node in ast.walk(part))
+                yield from _report(parsed, use, *found)
+    yield from _sql_elsewhere(parsed, reported)
+
+
+def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
+    """Queries built by formatting, and templates made for it, wherever they are."""
     for node in parsed.nodes:
-        if (isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) and id(node) not in reported
-                and is_formatted(node) and _QUERY_START.search(literal_text(node))
-                and _SQL.search(literal_text(node))):
+        if id(node) in reported:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _SQL.search(node.value) and _QUOTED_PLACEHOLDER.search(node.value):
+                yield (node, "warning", "This SQL has a quoted placeholder (`'%s'`): it is "
+                                        "meant to be filled by string formatting, which lets "
+                                        "values change the query (SQL injection).",
+                       "Use the driver's parameters, unquoted: \"... WHERE name = %s\" "
+                       "with cursor.execute(query, (name,)).")
+            continue
+        if not isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) or not is_formatted(node):
+            continue
+        text = literal_text(node, parsed.constants)
+        if _QUERY_START.search(text) and _SQL.search(text):
             reported.update(id(inner) for inner in ast.walk(node))
             yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
                                     "a database with values from input, that is SQL injection.",
@@ -189,22 +231,23 @@ def _sql_arguments(call: ast.Call, method: str) -> list[ast.expr]:
     return [] if arg is None else [arg]
 
 
-def _sql_finding(use: Use, method: str) -> tuple[Severity, str, str] | None:
-    text = literal_text(use.value)
-    has_sql = bool(_SQL.search(text))
+def _sql_finding(parsed: PythonFile, use: Use,
+                 method: str) -> tuple[Severity, str, str] | None:
+    text = literal_text(use.value, parsed.constants)
+    sql = bool(_SQL.search(text)) or method in _FRAGMENTS
+    outside = use.source in _OUTSIDE
     suggestion = "Use a parameterised query: cursor.execute(\"... WHERE id = %s\", (value,))."
     if use.formatted:
-        if not has_sql and method not in _RUNNERS and method not in _FRAGMENTS:
+        if not sql and method not in _RUNNERS:
             return None
         # Parameters passed along: the formatting is probably structure (a table name,
-        # a list of placeholders), not values.
+        # a list of placeholders), not values, unless input is in it.
         with_params = len(use.call.args) > 1 or any(
             k.arg in ("params", "parameters", "args") for k in use.call.keywords)
-        sure = (has_sql or method in _FRAGMENTS) and not with_params
-        return ("error" if sure else "warning",
+        return ("error" if outside or (sql and not with_params) else "warning",
                 f"SQL built by string formatting{_from(use.source)} is passed to `{method}`: "
                 "values in it can change the query (SQL injection).", suggestion)
-    if use.source in _OUTSIDE and method in _RUNNERS:
+    if outside and method in _RUNNERS:
         return ("error", f"`{method}` runs SQL that comes{_from(use.source)}.", suggestion)
     return None
 
@@ -231,23 +274,27 @@ _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "Path",
 
 def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
-        for arg in _path_arguments(call, name):
+        for arg in _path_arguments(parsed, call, name):
             use = use_of(parsed, call, name, arg)
             found = _path_finding(parsed, use)
             if found is not None:
-                yield from _report(use, *found)
+                yield from _report(parsed, use, *found)
     yield from _unsafe_extraction(parsed)
 
 
-def _path_arguments(call: ast.Call, name: str) -> list[ast.expr]:
+def _path_arguments(parsed: PythonFile, call: ast.Call, name: str) -> list[ast.expr]:
     count = _PATH_SINKS.get(name)
     if count is not None:
         return list(call.args[:count]) or [k.value for k in call.keywords
                                             if k.arg in ("file", "path", "src", "dst")][:1]
-    if (isinstance(call.func, ast.Attribute) and call.func.attr in _PATH_METHODS
-            and _is_path_expression(call.func.value)):
-        return [call.func.value]
-    return []
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in _PATH_METHODS):
+        return []
+    receiver = call.func.value
+    if isinstance(receiver, ast.Name):
+        # `target = Path(base) / name` ... `target.read_text()`
+        before = parsed.flow.at(call).assignments_before(receiver.id, call.lineno)
+        return [receiver] if before and _is_path_expression(before[0]) else []
+    return [receiver] if _is_path_expression(receiver) else []
 
 
 def _is_path_expression(node: ast.expr) -> bool:
@@ -259,12 +306,13 @@ def _is_path_expression(node: ast.expr) -> bool:
 def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | None:
     if use.source is None or use.source in ("argv", "input", "environment"):
         return None  # a command-line tool opens the files its user names
-    if use.flow.checks_paths:
-        return None  # compared with a base folder somewhere in the function
+    if any(isinstance(n, ast.Name) and n.id in use.flow.checked
+           for part in (use.value, *use.call.args[:1]) for n in ast.walk(part)):
+        return None  # normalised and compared with its base folder
     suggestion = ("Resolve the path and check it stays under the base folder "
                   "(Path(base, name).resolve().is_relative_to(base)), or use "
                   "werkzeug.utils.safe_join / secure_filename.")
-    joined = _joins_base(use.value, parsed)
+    joined = any(_joins_base(value, parsed) for value in (use.value, *use.chain))
     if use.source == "request":
         direct = _direct_request(use, parsed)
         return ("error" if direct else "warning",
@@ -342,7 +390,44 @@ def _xss(parsed: PythonFile) -> Iterator[Report]:
         use = use_of(parsed, call, name, arg)
         found = _html_finding(use)
         if found is not None:
-            yield from _report(use, found[0], found[1], _ESCAPE_HINT)
+            yield from _report(parsed, use, found[0], found[1], _ESCAPE_HINT)
+    yield from _html_elsewhere(parsed)
+
+
+# Markup a browser acts on: a document, links, scripts, forms, frames, images.
+_HTML_MARKUP = re.compile(r"<\s*(html|body|script|a\s[^>]*href|form|iframe|img\s[^>]*src|"
+                          r"meta\s[^>]*url)\b", re.IGNORECASE)
+_ESCAPES = frozenset({"escape", "html.escape", "markupsafe.escape", "django.utils.html.escape",
+                      "cgi.escape", "xml.sax.saxutils.escape", "quoteattr", "format_html",
+                      "bleach.clean", "urllib.parse.quote", "quote"})
+
+
+def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
+    """HTML a browser acts on (links, scripts, refreshes) built by formatting with input
+    that no escape function went through."""
+    for node in parsed.nodes:
+        if not isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) or not is_formatted(node):
+            continue
+        if not _HTML_MARKUP.search(literal_text(node, parsed.constants)):
+            continue
+        flow = parsed.flow.at(node)
+        values = [n for n in ast.walk(node) if isinstance(n, ast.Name)
+                  and not _escaped(n, node, parsed)]
+        sources = [source_of(n, flow, parsed.flow.name_of) for n in values]
+        outside = [s for s in sources if s in _OUTSIDE] or (
+            ["request"] if flow.handler and any(sources) else [])
+        if not outside:
+            continue
+        yield (node, "warning", f"HTML is built by formatting with values{_from(outside[0])} "
+                                "that are not escaped: markup in them runs in the page (XSS).",
+               _ESCAPE_HINT)
+
+
+def _escaped(name: ast.Name, root: ast.AST, parsed: PythonFile) -> bool:
+    """The name is an argument of an escape call inside `root`."""
+    return any(isinstance(call, ast.Call) and parsed.flow.name_of(call) in _ESCAPES
+               and any(n is name for arg in call.args for n in ast.walk(arg))
+               for call in ast.walk(root))
 
 
 def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
