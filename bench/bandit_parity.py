@@ -108,7 +108,10 @@ def run_bandit(repo: Path, files: list[str]) -> list[Json]:
         return []
     out = subprocess.run([str(BIN / "bandit"), "-f", "json", "-q", *files], cwd=repo,
                          capture_output=True, text=True, check=False)
-    return list(json.loads(out.stdout or "{}").get("results", []))
+    results = list(json.loads(out.stdout or "{}").get("results", []))
+    for result in results:
+        result["filename"] = result["filename"].removeprefix("./")
+    return results
 
 
 def added_lines(repo: Path) -> dict[str, set[int]]:
@@ -187,15 +190,17 @@ def print_fixes(results: list[FixResult]) -> None:
     print("| class | change | fix | vulnerable lines | reviewbot | bandit | tagged |")
     print("| --- | --- | --- | ---: | --- | --- | ---: |")
     for r in results:
-        print(f"| {r.fix.cls} | {r.fix.package} {r.fix.vulnerable} -> {r.fix.fixed} | "
+        held = " (held out)" if r.fix.held_out else ""
+        print(f"| {r.fix.cls} | {r.fix.package} {r.fix.vulnerable} -> {r.fix.fixed}{held} | "
               f"{r.fix.reference} | {len(r.vulnerable)} | {', '.join(r.reviewbot) or '-'} | "
               f"{', '.join(r.bandit) or '-'} | {r.tagged}/{r.units} |")
     print("\n| class | fixes | reviewbot flags a vulnerable line | bandit | units tagged "
           "security_sensitive |")
     print("| --- | ---: | ---: | ---: | ---: |")
     classes = sorted({r.fix.cls for r in results}, key=["sql", "command", "path", "xss"].index)
-    for cls in [*classes, "all"]:
-        rows = [r for r in results if cls in ("all", r.fix.cls)]
+    for cls in [*classes, "all", "held out"]:
+        rows = [r for r in results
+                if cls == "all" or cls == r.fix.cls or (cls == "held out" and r.fix.held_out)]
         ours, theirs = sum(bool(r.reviewbot) for r in rows), sum(bool(r.bandit) for r in rows)
         units, tagged = sum(r.units for r in rows), sum(r.tagged for r in rows)
         print(f"| {cls} | {len(rows)} | {ours} ({pct(ours, len(rows))}) | "

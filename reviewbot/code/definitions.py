@@ -44,6 +44,15 @@ def changed_signatures(unit: ReviewUnit) -> list[str]:
     return [name for name, text in removed.items() if name in added and added[name] != text]
 
 
+def removed_definitions(unit: ReviewUnit) -> list[str]:
+    """Names whose definition the hunk removes and does not add back: a function deleted,
+    or moved to another hunk (where its callers may no longer match it)."""
+    if unit.hunk is None:
+        return []
+    added = _definitions(unit.hunk.added())
+    return [name for name in _definitions(unit.hunk.removed()) if name not in added]
+
+
 def _definitions(lines: Iterable[DiffLine]) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in lines:

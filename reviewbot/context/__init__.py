@@ -43,8 +43,11 @@ from reviewbot.source import RepoSource
 MAX_DIFF_LINES = 300
 MAX_FUNCTION_LINES = 80
 # Dropped first to last when a budget bites; the diff is never dropped, only clipped.
-DROP_ORDER = ("search_hits", "class_methods", "full_file", "file_context", "previous_version",
-              "callers", "function_context", "scanner_issues")
+# Call sites lose their code first, then their lines, and go last of all: where a changed
+# function is called is what a reviewer cannot find from the diff.
+DROP_ORDER = ("search_hits", "class_methods", "full_file", "file_context", "callers:code",
+              "previous_version", "function_context", "callers:lines", "callers",
+              "scanner_issues")
 _LIST_PARTS = frozenset({"callers", "search_hits", "class_methods", "scanner_issues"})
 _PRIORITY = {"high": 0, "medium": 1, "low": 2}
 
@@ -203,13 +206,10 @@ def _fit(parts: dict[str, Any], budget: int, clipped: list[str]) -> bool:
     """Drop the least valuable parts until the item fits; True if nothing had to go."""
     complete = True
     sizes = {name: _tokens(value) for name, value in parts.items()}
-    for name in DROP_ORDER:
+    for step in DROP_ORDER:
         if sum(sizes.values()) <= budget:
             return complete
-        if parts.get(name):
-            clipped.append(f"dropped {name} ({sizes[name]:,} tokens) for the budget")
-            parts[name] = [] if name in _LIST_PARTS else None
-            sizes[name] = 0
+        if _shed(parts, sizes, step, clipped):
             complete = False
     if _tokens(parts["diff"]) > budget:
         lines = parts["diff"].split("\n")
@@ -220,13 +220,42 @@ def _fit(parts: dict[str, Any], budget: int, clipped: list[str]) -> bool:
     return complete
 
 
+def _shed(parts: dict[str, Any], sizes: dict[str, int], step: str, clipped: list[str]) -> bool:
+    """One step of DROP_ORDER: a part dropped, or call sites thinned; whether it shed any."""
+    name, _, thin = step.partition(":")
+    if not parts.get(name):
+        return False
+    if not thin:
+        clipped.append(f"dropped {name} ({sizes[name]:,} tokens) for the budget")
+        parts[name] = [] if name in _LIST_PARTS else None
+        sizes[name] = 0
+        return True
+    parts[name] = [_thinned(hit, thin) for hit in parts[name]]
+    before, sizes[name] = sizes[name], _tokens(parts[name])
+    if sizes[name] == before:
+        return False
+    clipped.append(f"dropped the {thin} of {len(parts[name])} call sites "
+                   f"({before - sizes[name]:,} tokens) for the budget")
+    return True
+
+
+def _thinned(hit: CodeHit, keep: str) -> CodeHit:
+    """A call site without its code ("code"), or without its line too ("lines"): its file
+    and line number stay."""
+    update: dict[str, Any] = {"snippet": "", "function": None}
+    if keep == "lines":
+        update["text"] = ""
+    return hit.model_copy(update=update)
+
+
 def _tokens(value: Any) -> int:
     if isinstance(value, str):
         return estimate_tokens(value)
     if isinstance(value, list):
         return sum(_tokens(v) for v in value)
     if isinstance(value, CodeHit):
-        return estimate_tokens(value.text) + estimate_tokens(value.snippet)
+        return (estimate_tokens(value.file_path) + 2 + estimate_tokens(value.text)
+                + estimate_tokens(value.snippet))
     return 0
 
 

@@ -14,11 +14,11 @@ from typing import TypedDict
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.context.budget import numbered
+from reviewbot.context.callers import CallSites
 from reviewbot.context.search import Searcher
 from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
 from reviewbot.source import RepoSource
 
-MAX_CALLERS = 10
 PREVIOUS_MARGIN = 10
 
 
@@ -73,10 +73,8 @@ def previous_version(ctx: UnitContext, request: ExtraRequest) -> Parts:
 
 
 def callers(ctx: UnitContext, request: ExtraRequest) -> Parts:
-    symbol = request.symbol or ""
-    hits = ctx.searcher.find(symbol, keep=lambda h: h.kind == "call" and not ctx.is_own_change(h),
-                             limit=MAX_CALLERS)
-    return {"callers": [ctx.searcher.with_function(hit) for hit in hits]}
+    sites = CallSites(ctx.searcher, ctx.unit.file_path, ctx.is_own_change)
+    return {"callers": sites.find(request.symbol or "")}
 
 
 def search(ctx: UnitContext, request: ExtraRequest) -> Parts:

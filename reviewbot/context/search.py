@@ -69,16 +69,7 @@ class Searcher:
     def find(self, needle: str, *, keep: Callable[[CodeHit], bool] = lambda hit: True,
              limit: int = MAX_HITS) -> list[CodeHit]:
         """Ranked hits of a word, at most `limit` and MAX_HIT_BYTES of text."""
-        if not needle or len(needle) > 200 or not needle.isprintable():
-            return []
-        if not self.budget.take():
-            self.skipped += 1
-            return []
-        found = [CodeHit(file_path=path, line=line, text=text.strip()[:300],
-                         kind=classify(text, needle))
-                 for path, line, text in self.source.grep(needle)
-                 if not _NOISE & set(path_tags(path))]
-        found = sorted((h for h in found if keep(h)), key=self._rank)
+        found = sorted((h for h in self.hits(needle) if keep(h)), key=self._rank)
         kept: list[CodeHit] = []
         size = 0
         for hit in found[:limit]:
@@ -87,6 +78,19 @@ class Searcher:
                 break
             kept.append(hit)
         return kept
+
+    def hits(self, needle: str) -> list[CodeHit]:
+        """Every hit of a word outside vendored, generated and lockfile paths, unranked;
+        one search from the run's budget."""
+        if not needle or len(needle) > 200 or not needle.isprintable():
+            return []
+        if not self.budget.take():
+            self.skipped += 1
+            return []
+        return [CodeHit(file_path=path, line=line, text=text.strip()[:300],
+                        kind=classify(text, needle))
+                for path, line, text in self.source.grep(needle)
+                if not _NOISE & set(path_tags(path))]
 
     def with_function(self, hit: CodeHit) -> CodeHit:
         """The hit with the function around it: its dotted name and its (clipped) code."""
@@ -104,9 +108,9 @@ class Searcher:
         return hit.model_copy(update={"function": span.qualname, "snippet": snippet})
 
     def _rank(self, hit: CodeHit) -> tuple[int, int, str, int]:
-        return (self._distance(hit.file_path), _KIND_ORDER[hit.kind], hit.file_path, hit.line)
+        return (self.distance(hit.file_path), _KIND_ORDER[hit.kind], hit.file_path, hit.line)
 
-    def _distance(self, path: str) -> int:
+    def distance(self, path: str) -> int:
         """0 in the changed file's folder, 1 in its top-level package, 2 elsewhere."""
         here, there = PurePosixPath(self.origin).parent, PurePosixPath(path).parent
         if here == there:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
+from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
 from reviewbot.rules import hygiene, patterns, python_ast, python_injection, secrets, workflows
@@ -17,7 +18,6 @@ from reviewbot.rules.base import (
     FileChange,
     Hit,
     Rule,
-    docstring_lines,
     is_minified,
     suppressed,
 )

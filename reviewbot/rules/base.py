@@ -151,28 +151,6 @@ class FileChange:
             return None, str(error)
 
 
-def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
-    """Lines of the module's, classes' and functions' docstrings."""
-    if tree is None:
-        return frozenset()
-    lines: set[int] = set()
-    # Only definitions hold docstrings: follow statement bodies, never expressions.
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        body = getattr(node, "body", None)
-        if not isinstance(body, list):
-            continue
-        first = body[0] if body else None
-        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-                and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)):
-            lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-        for name in ("body", "orelse", "finalbody", "handlers"):
-            pending += [s for s in getattr(node, name, None) or () if isinstance(s, ast.AST)]
-    return frozenset(lines)
-
-
 _SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
 
 

@@ -194,11 +194,18 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
             # only part of it (an unquoted GitHub token's value is "ghp").
             if (value is None or _filtered_out(value, text, plugin)
                     or any(value in token for token in whole)
-                    or _is_digest(type(plugin).__name__, text)):
+                    or _is_digest(type(plugin).__name__, text)
+                    or _is_prose(type(plugin).__name__, value)):
                 continue
             hits.append((value, _severity(type(plugin).__name__, quiet),
                          _kind(value, str(found.type))))
     return hits
+
+
+def _is_prose(plugin_name: str, value: str) -> bool:
+    """A keyword match whose value has spaces (`password="a secret"` in a docstring): words,
+    not a credential."""
+    return plugin_name in _KEYWORD and any(c.isspace() for c in value.strip())
 
 
 def _is_digest(plugin_name: str, text: str) -> bool:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
+from reviewbot.code.definitions import (
+    changed_config_keys,
+    changed_signatures,
+    definition_name,
+    removed_definitions,
+)
 from reviewbot.code.lexical import comment_body, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
@@ -188,11 +193,14 @@ def _requests(unit: ReviewUnit, tags: set[str], findings: list[Finding],
               priority: Priority) -> list[ExtraRequest]:
     requests: list[ExtraRequest] = []
     signatures = changed_signatures(unit)
-    # A risky edit, or a changed signature: the reviewer needs to see what it was before.
-    risky = priority == "high" or "migration" in tags or bool(signatures)
+    removed = removed_definitions(unit)
+    # A risky edit, or a changed or removed definition: the reviewer needs to see what it
+    # was before.
+    risky = priority == "high" or "migration" in tags or bool(signatures or removed)
     if risky and unit.patch_type in ("modify", "rename") and unit.metrics.removed_lines:
         requests.append(ExtraRequest(type="previous_version"))
-    for name in signatures:
+    # Callers of a function whose signature changed, or that the hunk removes or moves.
+    for name in [*signatures, *removed][:4]:
         requests.append(ExtraRequest(type="search_callers", details=name, symbol=name))
     if "config_file" in tags:
         for key in changed_config_keys(unit)[:3]:

@@ -245,3 +245,75 @@ def test_sandbox_refuses_escaping_symlinks_and_summarises_big_or_binary_files(
     assert source.new_text("../outside.txt") is None
     assert "over the" in (source.new_text("big.txt") or "")
     assert "binary file" in (source.new_text("blob.bin") or "")
+
+
+CALLER_FILES = {
+    "src/billing/pay.py": PAY,
+    # Many call sites: more than any snippet budget, all of them locations.
+    **{f"src/jobs/job{n}.py": f"from billing.pay import pay\n\n\ndef job{n}(x):\n"
+                              f"    return pay(x + {n})\n" for n in range(12)},
+    "tests/test_pay.py": "from billing.pay import pay\n\n\ndef test_pay():\n"
+                         "    assert pay(1) == 3\n",
+    "src/shop/alias.py": "from billing.pay import pay as charge\n\n\ndef buy(x):\n"
+                         "    return charge(x)\n",
+    "src/shop/method.py": "def settle(account):\n    return account.pay(5)\n",
+    "src/shop/mentions.py": '"""Call pay(amount) to pay."""\n# pay(1) is an example\n'
+                            "def doc():\n    '''>>> pay(2)'''\n    return 1\n",
+    "README.md": "Use pay(amount).\n",
+}
+
+
+@pytest.fixture
+def many_callers(repo: GitFixture) -> tuple[RepoSource, ReviewUnit]:
+    for path, text in CALLER_FILES.items():
+        repo.write(path, text)
+    repo.commit("many callers")
+    repo.write("src/billing/pay.py", PAY.replace("def pay(amount):", "def pay(amount, fee=FEE):"))
+    repo.stage()
+    git_repo = open_repo(repo.root)
+    diff = collect(git_repo, ChangeRequest(mode="staged"))
+    [unit] = run_rules(diff.units, RepoSource(git_repo, diff).rules_text, Config()).units
+    return RepoSource(git_repo, diff), unit
+
+
+def test_every_call_site_is_a_location_and_the_nearest_have_code(
+        many_callers: tuple[RepoSource, ReviewUnit]) -> None:
+    source, unit = many_callers
+    item = build(source, unit, ExtraRequest(type="search_callers", symbol="pay"))
+    sites = [(c["file_path"], c["line"]) for c in item["callers"]]  # type: ignore[union-attr]
+    jobs = [(f"src/jobs/job{n}.py", 5) for n in range(12)]
+    assert set(jobs) <= set(sites)
+    assert ("src/billing/pay.py", 22) in sites  # Invoice.total calls pay
+    assert ("src/shop/alias.py", 5) in sites and ("src/shop/method.py", 2) in sites
+    assert sites[-1] == ("tests/test_pay.py", 5)  # tests after the sources
+    assert not any(path in ("src/shop/mentions.py", "README.md") for path, _ in sites)
+    with_code = [c for c in item["callers"] if c["snippet"]]  # type: ignore[union-attr]
+    assert len(with_code) == 5 and with_code[0]["file_path"] == "src/billing/pay.py"
+    # Certain calls (files that import pay) before a method call that may be another pay.
+    assert sites.index(("src/shop/alias.py", 5)) < sites.index(("src/shop/method.py", 2))
+
+
+def test_a_tight_budget_keeps_call_sites_and_drops_their_code_first(
+        many_callers: tuple[RepoSource, ReviewUnit]) -> None:
+    source, unit = many_callers
+    tight = build(source, unit, ExtraRequest(type="search_callers", symbol="pay"),
+                  level="function", budget=250)
+    callers = tight["callers"]
+    assert len(callers) == 16 and not any(c["snippet"] for c in callers)  # type: ignore
+    clipped = " ".join(tight["clipped"])  # type: ignore[arg-type]
+    assert "dropped the code of 16 call sites" in clipped
+    assert "dropped function_context" in clipped and "lines of 16 call sites" not in clipped
+
+
+def test_removing_a_function_asks_for_its_callers(repo: GitFixture) -> None:
+    repo.write("src/billing/pay.py", PAY)
+    repo.commit("pay")
+    repo.write("src/billing/pay.py", PAY.replace('def fee():\n    """The fee."""\n'
+                                                 "    return FEE\n\n\n", ""))
+    repo.stage()
+    git_repo = open_repo(repo.root)
+    diff = collect(git_repo, ChangeRequest(mode="staged"))
+    [unit] = run_rules(diff.units, RepoSource(git_repo, diff).rules_text, Config()).units
+    assert [(r.type, r.symbol) for r in unit.rule_extra_requests
+            if r.type == "search_callers"] == [("search_callers", "fee")]
+    assert any(r.type == "previous_version" for r in unit.rule_extra_requests)

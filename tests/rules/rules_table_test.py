@@ -36,6 +36,8 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "# Handle http://username:password@hostname/\n", set()),
     ("password in a URL", "app/url.py",
      'DSN = "postgres://admin:s3cr3tP4ss@db.internal:5432/app"\n', {("secrets.hardcoded", E)}),
+    ("near: a password example with words in it", "app/urls.py",
+     '        username="jo@example.com", password="a secret"\n', set()),
     ("near: encrypted CI value", ".travis.yml",
      'env:\n  global:\n    - secure: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3Bx"\n',
      set()),
