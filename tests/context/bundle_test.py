@@ -297,7 +297,7 @@ def test_a_tight_budget_keeps_call_sites_and_drops_their_code_first(
         many_callers: tuple[RepoSource, ReviewUnit]) -> None:
     source, unit = many_callers
     tight = build(source, unit, ExtraRequest(type="search_callers", symbol="pay"),
-                  level="function", budget=250)
+                  level="function", budget=330)
     callers = tight["callers"]
     assert len(callers) == 16 and not any(c["snippet"] for c in callers)  # type: ignore
     clipped = " ".join(tight["clipped"])  # type: ignore[arg-type]
