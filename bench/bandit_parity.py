@@ -114,6 +114,20 @@ def run_bandit(repo: Path, files: list[str]) -> list[Json]:
     return results
 
 
+def run_ruff(repo: Path, files: list[str]) -> list[Json]:
+    """ruff's S rules (bandit's checks re-implemented), as {"test_id", "line_range"} like
+    bandit's results."""
+    if not files:
+        return []
+    out = subprocess.run([str(BIN / "ruff"), "check", "--isolated", "--no-cache", "--select",
+                          "S", "--output-format", "json", "--exit-zero", *files], cwd=repo,
+                         capture_output=True, text=True, check=False)
+    return [{"test_id": r["code"], "filename": Path(r["filename"]).relative_to(repo.resolve())
+             .as_posix(), "line_number": r["location"]["row"],
+             "line_range": list(range(r["location"]["row"], r["end_location"]["row"] + 1)),
+             "issue_text": r["message"]} for r in json.loads(out.stdout or "[]")]
+
+
 def added_lines(repo: Path) -> dict[str, set[int]]:
     diff = subprocess.run(["git", "diff", "-U0", "HEAD~1", "HEAD"], cwd=repo,
                           capture_output=True, text=True, check=True).stdout
@@ -152,6 +166,7 @@ class FixResult:
     vulnerable: set[int]
     reviewbot: list[str]
     bandit: list[str]
+    ruff: list[str]
     units: int
     tagged: int
 
@@ -181,30 +196,35 @@ def review_fix(fix: VulnFix, cache: Path, work: Path) -> FixResult:
                    if f["category"] in SECURITY and finding_lines(f) & vulnerable})
     theirs = sorted({r["test_id"] for r in run_bandit(repo, [fix.path])
                      if bandit_lines(r) & vulnerable})
+    ruff = sorted({r["test_id"] for r in run_ruff(repo, [fix.path])
+                   if bandit_lines(r) & vulnerable})
     units = [u for u in review.units if unit_added(u) & vulnerable]
-    return FixResult(fix=fix, vulnerable=vulnerable, reviewbot=ours, bandit=theirs,
+    return FixResult(fix=fix, vulnerable=vulnerable, reviewbot=ours, bandit=theirs, ruff=ruff,
                      units=len(units), tagged=sum(review.tagged[u["unit_id"]] for u in units))
 
 
 def print_fixes(results: list[FixResult]) -> None:
-    print("| class | change | fix | vulnerable lines | reviewbot | bandit | tagged |")
-    print("| --- | --- | --- | ---: | --- | --- | ---: |")
+    print("| class | change | fix | vulnerable lines | reviewbot | bandit | ruff S | tagged |")
+    print("| --- | --- | --- | ---: | --- | --- | --- | ---: |")
     for r in results:
         held = " (held out)" if r.fix.held_out else ""
         print(f"| {r.fix.cls} | {r.fix.package} {r.fix.vulnerable} -> {r.fix.fixed}{held} | "
               f"{r.fix.reference} | {len(r.vulnerable)} | {', '.join(r.reviewbot) or '-'} | "
-              f"{', '.join(r.bandit) or '-'} | {r.tagged}/{r.units} |")
-    print("\n| class | fixes | reviewbot flags a vulnerable line | bandit | units tagged "
-          "security_sensitive |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+              f"{', '.join(r.bandit) or '-'} | {', '.join(r.ruff) or '-'} | "
+              f"{r.tagged}/{r.units} |")
+    print("\n| class | fixes | reviewbot flags a vulnerable line | bandit | ruff S | units "
+          "tagged security_sensitive |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     classes = sorted({r.fix.cls for r in results}, key=["sql", "command", "path", "xss"].index)
     for cls in [*classes, "all", "held out"]:
         rows = [r for r in results
                 if cls == "all" or cls == r.fix.cls or (cls == "held out" and r.fix.held_out)]
         ours, theirs = sum(bool(r.reviewbot) for r in rows), sum(bool(r.bandit) for r in rows)
+        ruff = sum(bool(r.ruff) for r in rows)
         units, tagged = sum(r.units for r in rows), sum(r.tagged for r in rows)
         print(f"| {cls} | {len(rows)} | {ours} ({pct(ours, len(rows))}) | "
-              f"{theirs} ({pct(theirs, len(rows))}) | {tagged}/{units} ({pct(tagged, units)}) |")
+              f"{theirs} ({pct(theirs, len(rows))}) | {ruff} ({pct(ruff, len(rows))}) | "
+              f"{tagged}/{units} ({pct(tagged, units)}) |")
 
 
 # --- 2. ordinary changes ---------------------------------------------------------------------

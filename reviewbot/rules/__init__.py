@@ -12,7 +12,15 @@ from functools import partial
 from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
-from reviewbot.rules import hygiene, patterns, python_ast, python_injection, secrets, workflows
+from reviewbot.rules import (
+    hygiene,
+    patterns,
+    python_ast,
+    python_injection,
+    scanners,
+    secrets,
+    workflows,
+)
 from reviewbot.rules.base import (
     SECRETS_ONLY_TAGS,
     FileChange,
@@ -33,7 +41,7 @@ from reviewbot.schema import (
 
 _ALL: tuple[Rule, ...] = (
     *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,
-    *workflows.RULES, *hygiene.RULES,
+    *workflows.RULES, *hygiene.RULES, *scanners.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}
@@ -66,6 +74,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     notes: list[str] = []
     for change in _file_changes(kept, read_new):
         findings += _check_file(change, config)
+        notes += change.notes
         if change.language == "python":
             docstrings[change.path] = docstring_lines(change.python_tree)
             if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
@@ -80,7 +89,8 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
         apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset())))
         for u in kept)
     return RulesResult(units=rated, findings=tuple(findings),
-                       ignored_units=len(all_units) - len(kept), notes=tuple(notes))
+                       ignored_units=len(all_units) - len(kept),
+                       notes=tuple(dict.fromkeys(notes)))
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:
@@ -115,9 +125,12 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[File
 def _check_file(change: FileChange, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
+    replaced = {rule_id for scanner in scanners.RULES
+                if config.rule(scanner.id).enabled and scanner.available_for(change)
+                for rule_id in scanner.replaces}
     for rule in RULES.values():
         setting = config.rule(rule.id)
-        if not setting.enabled or not rule.applies_to(change):
+        if not setting.enabled or rule.id in replaced or not rule.applies_to(change):
             continue
         if change.tags & SECRETS_ONLY_TAGS and rule.category != "secrets":
             continue

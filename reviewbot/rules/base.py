@@ -115,6 +115,8 @@ class FileChange:
     read_new: Callable[[], str | None] = field(repr=False, default=lambda: None)
     # Per-file analyses that several rules share (e.g. a parsed tree with its imports).
     memo: dict[str, object] = field(default_factory=dict, repr=False)
+    # What the run should know about how this file was checked (a tool missing, a timeout).
+    notes: list[str] = field(default_factory=list)
 
     @cached_property
     def added(self) -> tuple[DiffLine, ...]:

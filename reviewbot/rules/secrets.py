@@ -143,8 +143,16 @@ _PLACEHOLDER = re.compile(
 _ENCRYPTED_CI = re.compile(r"^\s*-?\s*secure\s*:")
 
 
+# Setting words a key named like a credential often holds (`id-token: write`, a GitHub
+# workflow's permission; `password: required`).
+_SETTING_WORDS = frozenset({
+    "read", "write", "none", "true", "false", "yes", "no", "on", "off", "null", "nil",
+    "required", "optional", "enabled", "disabled", "auto", "inherit", "empty", "default"})
+
+
 def is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value.strip("\"'")))
+    bare = value.strip("\"'")
+    return bool(_PLACEHOLDER.match(bare)) or bare.lower() in _SETTING_WORDS
 
 
 def scan_line(path: str, text: str, quiet: bool = False) -> dict[str, tuple[Severity, str]]:

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import pytest
 
+from reviewbot.rules import scanners
 from tests.rules.conftest import hits
+
+
+@pytest.fixture(autouse=True)
+def _own_rules_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is about reviewbot's rules; shellcheck, hadolint and zizmor have their own
+    tests (tests/rules/scanners_test.py)."""
+    monkeypatch.setattr(scanners, "find_executable", lambda name: None)
 
 E, W, I = "error", "warning", "info"  # noqa: E741
 
@@ -38,6 +46,8 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      'DSN = "postgres://admin:s3cr3tP4ss@db.internal:5432/app"\n', {("secrets.hardcoded", E)}),
     ("near: a password example with words in it", "app/urls.py",
      '        username="jo@example.com", password="a secret"\n', set()),
+    ("near: a workflow permission named like a token", ".github/workflows/release.yml",
+     "permissions:\n  id-token: write\n", set()),
     ("near: encrypted CI value", ".travis.yml",
      'env:\n  global:\n    - secure: "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3Bx"\n',
      set()),

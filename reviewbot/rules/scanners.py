@@ -1,0 +1,209 @@
+"""Well-kept analyzers run as rules, where they know a language better than our patterns:
+shellcheck (shell scripts), hadolint (Dockerfiles), zizmor (GitHub Actions workflows).
+
+They are optional (`pip install 'reviewbot[scanners]'`); a change that has such files while
+the tool is missing gets a note saying so, and reviewbot's own patterns still run. Each tool
+reads the content under review on stdin (the index in staged mode), never the repository's
+own configuration for it (`--norc`, `--no-config`, a neutral working folder), never the
+network (zizmor `--offline`, and no token in its environment), within a time limit. Its
+findings are held to the added lines like every rule's, under one rule id per tool, with
+the tool's own code in the title (`SC2086`, `DL3007`, `template-injection`). Where a
+tool covers one of our rules better (zizmor's template injection), ours steps aside while
+the tool runs.
+
+Severities: the tool's own levels (error, warning, info; style dropped) for shellcheck and
+hadolint. zizmor's severities mean "how bad if exploitable", and most of its findings need a
+reviewer's judgement, so high is a warning, medium info, low dropped, and unpinned actions
+(every `@v4`) info.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.schema import Severity
+
+TIMEOUT_S = 20
+MAX_OUTPUT_BYTES = 2_000_000
+INSTALL_HINT = "pip install 'reviewbot[scanners]'"
+_LEVELS: dict[str, Severity] = {"error": "error", "warning": "warning", "info": "info"}
+_ZIZMOR_LEVELS: dict[str, Severity] = {"High": "warning", "Medium": "info"}
+_ZIZMOR_OVERRIDES: dict[str, Severity] = {"unpinned-uses": "info"}
+# Tokens a tool must not see: zizmor would use them to reach GitHub.
+_SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "ZIZMOR_GITHUB_TOKEN", "OPENAI_API_KEY")
+
+
+@dataclass(frozen=True)
+class ToolHit:
+    line: int
+    end_line: int
+    code: str
+    severity: Severity
+    message: str
+
+
+Parser = Callable[[str], Iterator[ToolHit]]
+
+
+@dataclass(frozen=True)
+class ScannerRule(RuleBase):
+    executable: str
+    matches: Callable[[FileChange], bool]
+    arguments: Callable[[FileChange, str], list[str]]
+    parse: Parser
+    what: str
+    # Our own rules it does better, skipped while it runs.
+    replaces: frozenset[str] = frozenset()
+
+    def available_for(self, change: FileChange) -> bool:
+        return self.applies_to(change) and find_executable(self.executable) is not None
+
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added) and self.matches(change)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        executable = find_executable(self.executable)
+        text = change.new_text
+        if text is None:
+            return
+        if executable is None:
+            change.notes.append(f"{self.executable} is not installed: {self.what} were checked "
+                                f"with reviewbot's own patterns only ({INSTALL_HINT})")
+            return
+        output = self._run(executable, change, text)
+        if output is None:
+            return
+        try:
+            found = list(self.parse(output))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            change.notes.append(f"{self.executable} gave output reviewbot could not read on "
+                                f"{change.path}; its findings there were left out")
+            return
+        for hit in found:
+            yield Hit(rule_id=self.id, line=hit.line, end_line=max(hit.end_line, hit.line),
+                      severity=hit.severity, title=f"{self.executable} {hit.code}",
+                      message=hit.message, suggestion="")
+
+    def _run(self, executable: str, change: FileChange, text: str) -> str | None:
+        env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
+        with tempfile.TemporaryDirectory(prefix="reviewbot-scan-") as neutral:
+            try:
+                done = subprocess.run([executable, *self.arguments(change, text)], input=text,
+                                      capture_output=True, text=True, timeout=TIMEOUT_S,
+                                      cwd=neutral, env=env, check=False)
+            except subprocess.TimeoutExpired:
+                change.notes.append(f"{self.executable} took over {TIMEOUT_S} s on "
+                                    f"{change.path} and was stopped")
+                return None
+            except OSError as error:
+                change.notes.append(f"{self.executable} could not run: {error}")
+                return None
+        if len(done.stdout) > MAX_OUTPUT_BYTES or not done.stdout.strip():
+            return None
+        return done.stdout
+
+
+@cache
+def find_executable(name: str) -> str | None:
+    """On PATH, or next to this Python (a virtual environment whose bin is not on PATH)."""
+    beside = Path(sys.executable).parent / name
+    return shutil.which(name) or (str(beside) if beside.is_file() else None)
+
+
+def _shellcheck(output: str) -> Iterator[ToolHit]:
+    for comment in _json_object(output).get("comments", []):
+        severity = _LEVELS.get(str(comment.get("level")))
+        if severity is not None:
+            yield ToolHit(int(comment["line"]), int(comment.get("endLine") or comment["line"]),
+                          f"SC{comment['code']}", severity, str(comment["message"]))
+
+
+def _hadolint(output: str) -> Iterator[ToolHit]:
+    for result in _json_list(output):
+        severity = _LEVELS.get(str(result.get("level")))
+        if severity is not None:
+            yield ToolHit(int(result["line"]), int(result["line"]), str(result["code"]),
+                          severity, str(result["message"]))
+
+
+def _zizmor(output: str) -> Iterator[ToolHit]:
+    for finding in _json_list(output):
+        ident = str(finding.get("ident"))
+        level = finding.get("determinations", {}).get("severity")
+        severity = _ZIZMOR_OVERRIDES.get(ident) or _ZIZMOR_LEVELS.get(str(level))
+        primary = next((loc for loc in finding.get("locations", ())
+                        if loc.get("symbolic", {}).get("kind") == "Primary"), None)
+        if severity is None or primary is None or finding.get("ignored"):
+            continue
+        where = primary["concrete"]["location"]
+        note = primary["symbolic"].get("annotation") or ""
+        yield ToolHit(int(where["start_point"]["row"]) + 1, int(where["end_point"]["row"]) + 1,
+                      ident, severity, f"{finding.get('desc')}" + (f": {note}" if note else ""))
+
+
+def _json_object(output: str) -> dict[str, Any]:
+    value = _json(output)
+    return value if isinstance(value, dict) else {}
+
+
+def _json_list(output: str) -> list[Any]:
+    value = _json(output)
+    return value if isinstance(value, list) else []
+
+
+def _json(output: str) -> Any:
+    try:
+        return json.loads(output)
+    except json.JSONDecodeError:
+        return None
+
+
+def _shell_arguments(change: FileChange, text: str) -> list[str]:
+    dialect = [] if text.startswith("#!") else ["--shell=bash"]
+    return ["--format=json1", "--norc", *dialect, "-"]
+
+
+def _zizmor_arguments(change: FileChange, text: str) -> list[str]:
+    return ["--offline", "--no-config", "--format", "json", "--no-exit-codes", "--no-progress",
+            "-"]
+
+
+def _hadolint_arguments(change: FileChange, text: str) -> list[str]:
+    return ["--format", "json", "--no-fail", "--no-color", "-"]
+
+
+def _is_workflow(change: FileChange) -> bool:
+    return change.path.startswith(".github/workflows/") and change.language == "yaml"
+
+
+RULES = (
+    ScannerRule(
+        RuleInfo(id="shellcheck", title="shellcheck", severity="warning", category="bug",
+                 rationale="shellcheck knows shell quoting, word splitting and portability "
+                           "far better than a few patterns."),
+        executable="shellcheck", matches=lambda c: c.language == "shell",
+        arguments=_shell_arguments, parse=_shellcheck, what="shell scripts"),
+    ScannerRule(
+        RuleInfo(id="hadolint", title="hadolint", severity="warning", category="maintainability",
+                 rationale="hadolint checks Dockerfiles against Docker's best practices and "
+                           "runs shellcheck on RUN lines."),
+        executable="hadolint", matches=lambda c: c.language == "dockerfile",
+        arguments=_hadolint_arguments, parse=_hadolint, what="Dockerfiles"),
+    ScannerRule(
+        RuleInfo(id="zizmor", title="zizmor", severity="warning", category="security",
+                 rationale="zizmor audits GitHub Actions workflows: template injection, "
+                           "dangerous triggers, credential persistence, excessive permissions."),
+        executable="zizmor", matches=_is_workflow, arguments=_zizmor_arguments, parse=_zizmor,
+        what="GitHub workflows", replaces=frozenset({"gha.expression-injection"})),
+)
