@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -40,7 +41,7 @@ class PythonFile:
     flow: FlowIndex
     is_script: bool
     # The added lines.
-    changed: frozenset[int]
+    changed: LineSet
     # The module's string constants (`QUERY = "SELECT ..."`), to read `QUERY % name`.
     constants: dict[str, str]
 
@@ -73,27 +74,47 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
         return qualified_name(call.func, aliases)
 
     calls = tuple((node, name_of(node)) for node in nodes if isinstance(node, ast.Call))
-    scopes = _innermost_functions(touched)
+    lines = LineSet(tuple(sorted(changed)))
+    # Functions with unchanged lines: their other calls may use what the change builds.
+    partly = [f for f in _innermost_functions(touched)
+              if not lines.covers(f.lineno, f.end_lineno or f.lineno)]
     scope_calls = calls + tuple(
-        (node, name_of(node)) for function in scopes for node in ast.walk(function)
-        if isinstance(node, ast.Call) and not on_lines(node, changed))
+        (node, name_of(node)) for function in partly for node in ast.walk(function)
+        if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(path=path, aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
-                      is_script=is_entry_point(path, text), changed=changed,
+                      is_script=is_entry_point(path, text), changed=lines,
                       constants=module_constants(tree))
 
 
 def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
-    functions = [s for s in touched if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
-    return [f for f in functions
-            if not any(g is not f and f.lineno <= g.lineno <= (f.end_lineno or f.lineno)
-                       for g in functions)]
+    """The touched functions that hold no other touched function (definitions nest or are
+    disjoint, so a function holds another exactly when the next one starts inside it)."""
+    functions = sorted((s for s in touched if isinstance(s, ast.FunctionDef
+                                                         | ast.AsyncFunctionDef)),
+                       key=lambda f: f.lineno)
+    following: list[ast.stmt | None] = [*functions[1:], None]
+    return [f for f, after in zip(functions, following[:len(functions)], strict=True)
+            if after is None or after.lineno > (f.end_lineno or f.lineno)]
 
 
-def on_lines(node: ast.AST, lines: frozenset[int]) -> bool:
+@dataclass(frozen=True)
+class LineSet:
+    """Sorted line numbers, asked about ranges in O(log n)."""
+
+    lines: tuple[int, ...]
+
+    def touches(self, start: int, end: int) -> bool:
+        at = bisect_left(self.lines, start)
+        return at < len(self.lines) and self.lines[at] <= end
+
+    def covers(self, start: int, end: int) -> bool:
+        return bisect_right(self.lines, end) - bisect_left(self.lines, start) == end - start + 1
+
+
+def on_lines(node: ast.AST, lines: LineSet) -> bool:
     start = getattr(node, "lineno", 0)
-    end = getattr(node, "end_lineno", None) or start
-    return any(n in lines for n in range(start, end + 1))
+    return lines.touches(start, getattr(node, "end_lineno", None) or start)
 
 
 _ENTRY_POINT_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|commands?/|scripts?/|bin/|"

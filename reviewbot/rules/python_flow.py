@@ -77,16 +77,25 @@ class FlowIndex:
     def __init__(self, tree: ast.Module, name_of: NameOf) -> None:
         self._tree = tree
         self._name_of = name_of
-        self._functions = sorted(
-            (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
-            key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
-        # Methods of request-handler classes (tornado, Django and Flask class-based views).
-        self._handler_methods = {
-            id(item) for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef)
-            and any(_dotted(base).endswith(_HANDLER_BASES) for base in cls.bases)
-            for item in cls.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-            and item.name in _HANDLER_METHODS}
+        self._scanned = False
+        self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self._handler_methods: set[int] = set()
         self._flows: dict[int, Flow] = {}
+
+    def _scan(self) -> None:
+        """The file's functions, smallest first, and which are methods of request-handler
+        classes (tornado, Django and Flask class-based views): one walk, when first needed."""
+        self._scanned = True
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._functions.append(node)
+            elif isinstance(node, ast.ClassDef) and any(
+                    _dotted(base).endswith(_HANDLER_BASES) for base in node.bases):
+                self._handler_methods |= {
+                    id(item) for item in node.body
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and item.name in _HANDLER_METHODS}
+        self._functions.sort(key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
 
     @property
     def name_of(self) -> NameOf:
@@ -94,6 +103,8 @@ class FlowIndex:
         return self._name_of
 
     def at(self, node: ast.AST) -> Flow:
+        if not self._scanned:
+            self._scan()
         line = getattr(node, "lineno", 0)
         function = next((f for f in self._functions
                          if f.lineno <= line <= (f.end_lineno or f.lineno)), None)

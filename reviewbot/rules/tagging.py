@@ -34,9 +34,10 @@ from reviewbot.schema import (
 
 LARGE_CHANGE_LINES = 200
 
-# security_sensitive: (reason, pattern over changed lines or the path).
-_SECURITY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in (
+# security_sensitive: (reason, pattern over the changed lines). Matched against the lines
+# lowered, with the pattern lowered too (it has no upper-case escapes such as \S; a test
+# checks): IGNORECASE makes Python's re two to four times slower on a large new file.
+SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
         ("auth", r"\b(auth\w*|login|logout|passw\w*|credential\w*|session|cookie|csrf|jwt|"
                  r"oauth\w*|sign_?in)\b"),
         ("crypto", r"\b(crypto\w*|cipher|encrypt\w*|decrypt\w*|hashlib|hmac|bcrypt|scrypt|"
@@ -66,8 +67,9 @@ _SECURITY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                        r"extractall|rmtree|unlink|upload\w*|\bopen\s*\([^)]*(path|file|name|dir)|"
                        r"(open|join|resolve)\s*\(.*\b(request|req|params|user_input|argv)\b)"),
         ("secrets", r"\b(secret\w*|api[_-]?key|private[_-]?key|access[_-]?key|token)\b"),
-    )
 )
+_SECURITY_PATTERNS = tuple((reason, re.compile(source.lower()))
+                           for reason, source in SECURITY_SOURCES)
 _SECURITY_PATH = re.compile(
     r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token|"
     r"cert|ssl|tls)", re.IGNORECASE,
@@ -119,9 +121,10 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
             if (line.kind != "ctx" or definition_name(line.text))
             and not is_comment(line.text, unit.language)]
     code.append(unit.hunk.section)
-    for reason, pattern in _SECURITY_PATTERNS:
-        if any(pattern.search(text) for text in code):
-            reasons.append(reason)
+    # One search per reason over the lines joined (not one per line: 11 x 2,600 searches
+    # on a new file of 2,600 lines).
+    text = "\n".join(code).lower()
+    reasons += [reason for reason, pattern in _SECURITY_PATTERNS if pattern.search(text)]
     return reasons
 
 

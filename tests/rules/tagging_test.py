@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from reviewbot.code.path_kinds import path_tags
@@ -137,3 +139,9 @@ def test_docs_about_security_are_not_security_sensitive() -> None:
     assert unit.agent_decision.priority == "low"
     leaked = only_unit("docs/setup.md", 'Use `KEY = "AKIAQWERTYUIOPASDFGH"`\n')
     assert "security_sensitive" in leaked.tags
+
+
+def test_security_patterns_survive_lowering() -> None:
+    """They are lowered to match lowered text: an upper-case escape (\\S, \\W) would flip."""
+    from reviewbot.rules.tagging import SECURITY_SOURCES
+    assert not [reason for reason, source in SECURITY_SOURCES if re.search(r"\\[A-Z]", source)]
