@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 MASK = "[REDACTED]"
@@ -101,13 +101,38 @@ _WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "ac
           "credential", "authkey", "auth_key", "auth-key", "signing", "encryption")
 
 
+# The same prefixes as plain strings, for long text: `str.find` scans a 5 MB minified line
+# for each in about a millisecond, where the alternation above takes 40 ms or more.
+_LITERAL_PREFIXES = ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "sk-", "AKIA",
+                     "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xox", "rk_live_", "sk_live_",
+                     "npm_", "pypi-", "hf_", "eyJ", "PRIVATE KEY")
+_URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^@/\s]+@")
+LONG_TEXT = 4096
+
+
 def has_token_prefix(text: str) -> bool:
     """A well-known token prefix, a private-key header, or a password in a URL."""
+    if len(text) >= LONG_TEXT:
+        return next(_prefix_starts(text), None) is not None
     return _PREFIXES.search(text) is not None
 
 
+def _prefix_starts(text: str) -> Iterator[int]:
+    """Where a prefix of _PREFIXES starts in the text (unordered)."""
+    for literal in _LITERAL_PREFIXES:
+        at = text.find(literal)
+        while at != -1:
+            yield at
+            at = text.find(literal, at + 1)
+    at = text.find("://")
+    while at != -1:
+        if _URL_CREDENTIALS.match(text, at):
+            yield at
+        at = text.find("://", at + 1)
+
+
 def could_hold_secret(text: str) -> bool:
-    if _PREFIXES.search(text):
+    if has_token_prefix(text):
         return True
     lowered = text.lower()
     return any(word in lowered for word in _WORDS)
@@ -116,14 +141,14 @@ def could_hold_secret(text: str) -> bool:
 def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
     """Every well-known token in the text. On long text the formats are tried only where one
     of their prefixes occurs: fourteen scans of a 5 MB minified line took a second."""
-    if len(text) < 4096:
+    if len(text) < LONG_TEXT:
         return [(m, token) for token in TOKEN_FORMATS for m in token.pattern.finditer(text)]
     found: list[tuple[re.Match[str], TokenFormat]] = []
     end = -1
-    for hit in _PREFIXES.finditer(text):
-        start = max(hit.start() - 1, end)
+    for at in sorted(set(_prefix_starts(text))):
+        start = max(at - 1, end)
         for token in TOKEN_FORMATS:
-            match = token.pattern.match(text, start) or token.pattern.match(text, hit.start())
+            match = token.pattern.match(text, start) or token.pattern.match(text, at)
             if match and match.start() >= end:
                 found.append((match, token))
                 end = match.end()

@@ -76,3 +76,27 @@ def test_known_values_and_key_blocks() -> None:
 def test_previews_show_only_public_prefixes() -> None:
     assert preview(SAMPLES["GitHub token"]) == "gh********"
     assert preview("hunter2hunter2") == "********"
+
+
+def test_long_text_finds_the_same_tokens_as_short_text() -> None:
+    """Past LONG_TEXT characters the prefixes are found with str.find, not the regex."""
+    from reviewbot.redaction import LONG_TEXT, could_hold_secret, token_matches
+
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
+    filler = "var a=function(b){return b+1};" * (LONG_TEXT // 10)
+    text = f"{filler}x='{token}';u='https://bob:hunter22@db.example.invalid/';{filler}"
+    assert len(text) > LONG_TEXT
+    assert [m.group(0) for m, _ in token_matches(text)] == [m.group(0) for m, _ in
+                                                            token_matches(f"x='{token}'")]
+    assert could_hold_secret(text) and could_hold_secret(filler + "://bob:pw@host/")
+    assert not could_hold_secret(filler)
+    assert "[REDACTED]" in Redactor().text(text) and token not in Redactor().text(text)
+
+
+def test_every_format_is_found_in_long_text() -> None:
+    from reviewbot.redaction import LONG_TEXT, token_matches
+
+    filler = "var a=function(b){return b+1};" * (LONG_TEXT // 10)
+    for kind, token in SAMPLES.items():
+        found = token_matches(f"{filler} '{token}' {filler}")
+        assert [(t.kind, m.group(0)) for m, t in found] == [(kind, token)], kind

@@ -26,8 +26,14 @@ _CONFIG_KEY = re.compile(
 )
 
 
+# No definition line is longer (a minified bundle's one line would cost each pattern a scan).
+MAX_DEFINITION_CHARS = 1000
+
+
 def definition_name(text: str) -> str | None:
     """The name a line defines (function, method), if it is a definition line."""
+    if len(text) > MAX_DEFINITION_CHARS:
+        return None
     for pattern in _DEFINITIONS:
         match = pattern.match(text)
         if match:
