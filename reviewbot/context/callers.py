@@ -27,7 +27,7 @@ from reviewbot.schema import CodeHit
 
 MAX_CALL_SITES = 100
 CALLER_SNIPPETS = 5
-LOCATION_CHARS = 120
+LOCATION_CHARS = 60
 MAX_ALIASES = 3
 _PROSE = frozenset({"docs"})
 
