@@ -53,6 +53,8 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      set()),
     ("near: fixture hash in tests is quiet", "tests/test_hash.py",
      'EXPECTED = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n', set()),
+    ("near: a fixture's password is quiet", "fixtures/users.json",
+     '{"password": "hunter2hunter2"}\n', {("secrets.hardcoded", I)}),
     ("near: key in tests is only a warning", "tests/test_aws.py",
      'KEY = "AKIAQWERTYUIOPASDFGH"\n', {("secrets.hardcoded", W)}),
     ("near: password from env", "app/db.py", 'password = os.environ["DB_PASSWORD"]\n', set()),
