@@ -2,8 +2,9 @@
 
 Each rule follows a value from where it comes from (`python_flow`: a parameter, a request,
 the environment, string formatting) to the call that uses it, within one function. A
-finding is reported at the call and, when the value was built on another line, at that
-line too: a fix often changes only the line that builds the query or the command.
+finding is reported at the call when the change touches it, and otherwise at the changed
+lines that build its value: a fix often changes only the line that builds the query or the
+command, and a reviewer should hear about the call from there.
 Severities are conservative where the flow is unsure: a value from a request or a command
 built by formatting is an error; a value from a parameter is a warning or less.
 """

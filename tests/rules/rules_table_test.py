@@ -205,6 +205,47 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "{% autoescape false %}{{ body }}{% endautoescape %}\n", {("template.unescaped", W)}),
     ("near: escaped template value", "app/templates/page.html", "<p>{{ comment.body }}</p>\n",
      set()),
+    # --- python: the flow behind them --------------------------------------------------------
+    ("a quoted placeholder is made for formatting", "app/db.py",
+     "Q = \"SELECT * FROM t WHERE name = '%s'\"\n", {("python.sql-injection", W)}),
+    ("a module constant formatted into a query() wrapper", "app/db.py",
+     "PC = 'SELECT * FROM codes WHERE fsa = ?'\n\n\ndef get(self, pc):\n"
+     "    return self.db.query(PC % pc)\n", {("python.sql-injection", E)}),
+    ("sql taken from the request as is", "app/views.py",
+     "def view(request):\n    return cur.execute(request.GET['q'])\n",
+     {("python.sql-injection", E)}),
+    ("a class-based view's URL kwargs into a path", "app/views.py",
+     "class V(TemplateView):\n    def get_context_data(self, **kwargs):\n"
+     "        name = self.kwargs['t']\n        f = Path(BASE) / name\n"
+     "        return f.read_text()\n", {("python.path-traversal", E)}),
+    ("a tornado handler's path argument", "app/web.py",
+     "class H(RequestHandler):\n    def get(self, path):\n"
+     "        return open(os.path.join(ROOT, path)).read()\n", {("python.path-traversal", W)}),
+    ("near: a sanitised name", "app/views.py",
+     "def up(request):\n    name = secure_filename(request.files['f'].filename)\n"
+     "    return open(os.path.join(UPLOADS, name), 'wb')\n", set()),
+    ("request data through try/except", "app/views.py",
+     "def f(request):\n    try:\n        p = request.args['p']\n    except KeyError:\n"
+     "        p = request.form['p']\n    return send_file(p)\n", {("python.path-traversal", E)}),
+    ("tornado get_argument into a shell", "app/web.py",
+     "import subprocess\nclass H(RequestHandler):\n    def post(self):\n"
+     "        cmd = self.get_argument('c')\n        subprocess.call(cmd, shell=True)\n",
+     {("python.shell-injection", E)}),
+    ("input() into os.system", "app/tool.py",
+     "import os\ndef main():\n    cmd = input()\n    os.system(cmd)\n",
+     {("python.shell-injection", E)}),
+    ("a loop over request values", "app/views.py",
+     "import subprocess\ndef f(request):\n    for n in request.args.getlist('n'):\n"
+     "        subprocess.call(n, shell=True)\n", {("python.shell-injection", E)}),
+    ("HTML a browser follows, built from a handler's argument", "app/web.py",
+     "def redirect_to(url, request):\n    return b'<a href=\"%(url)s\">here</a>' % {b'url': url}\n",
+     {("python.xss", W)}),
+    ("near: the same HTML with the value escaped", "app/web.py",
+     "import html\ndef redirect_to(url, request):\n"
+     "    return '<a href=\"%s\">here</a>' % html.escape(url)\n", set()),
+    ("a template from request text", "app/views.py",
+     "def render(env, request):\n"
+     "    return env.from_string('Hi ' + request.args['n']).render()\n", {("python.xss", E)}),
     # --- python that does not parse: line patterns ------------------------------------------
     ("python 2 file falls back to line patterns", "app/legacy.py",
      'import os\ndef f(x):\n    print "hello"\n    os.system("ls " + x)\n'
