@@ -308,6 +308,10 @@ def main() -> None:
                         help="print every finding one tool makes on ordinary changes that "
                              "the other does not")
     args = parser.parse_args()
+    missing = [name for name in ("bandit", "ruff") if not (BIN / name).exists()]
+    if missing:
+        raise SystemExit(f"{', '.join(missing)} not installed in this environment: "
+                         "pip install -e '.[bench,test]'")
     work = Path(tempfile.mkdtemp(prefix="reviewbot-parity-"))
     try:
         if args.only != "releases":

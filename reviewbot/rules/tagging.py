@@ -53,7 +53,7 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
         ("sql", r"\b(select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|"
                 r"\.execute(many|script)?\s*\(|cursor|executeQuery|\.raw\s*\(|\.extra\s*\(|"
                 r"RawSQL|sqlalchemy|sqlite3|psycopg\w*|pymysql|MySQLdb|read_sql\w*|where\s+\w+\s*=|"
-                r"['\"](where|order_by|group_by|having)['\"]|\.i?like\s*\(|Criterion|pypika)"),
+                r"\.i?like\s*\(|Criterion|pypika)|['\"](where|order_by|group_by|having)['\"]"),
         ("templates/html", r"(innerHTML|outerHTML|dangerouslySetInnerHTML|v-html|"
                            r"render_template\w*|mark_safe|Markup\b|\|\s*safe\b|format_html|"
                            r"document\.write|autoescape|HttpResponse|make_response|HTMLResponse|"

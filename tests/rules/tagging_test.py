@@ -145,3 +145,16 @@ def test_security_patterns_survive_lowering() -> None:
     """They are lowered to match lowered text: an upper-case escape (\\S, \\W) would flip."""
     from reviewbot.rules.tagging import SECURITY_SOURCES
     assert not [reason for reason, source in SECURITY_SOURCES if re.search(r"\\[A-Z]", source)]
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("    query['where'] = build_filter(text)", "sql"),
+    ("    return field.like(f'%{value}%')", "sql"),
+    ("    return send_from_directory(folder, name)", "file paths"),
+    ("    return redirect(next_url)", "redirects"),
+    ("    return render_template_string(page)", "templates/html"),
+])
+def test_security_sensitive_reasons(line: str, reason: str) -> None:
+    [unit] = review("app/x.py", f"def f(x):\n{line}\n").units
+    assert "security_sensitive" in unit.tags
+    assert any(reason in note for note in unit.rule_notes if note.startswith("security"))
