@@ -131,11 +131,11 @@ def _prefix_starts(text: str) -> Iterator[int]:
         at = text.find("://", at + 1)
 
 
+_ANY_WORD = re.compile("|".join(re.escape(word) for word in _WORDS))
+
+
 def could_hold_secret(text: str) -> bool:
-    if has_token_prefix(text):
-        return True
-    lowered = text.lower()
-    return any(word in lowered for word in _WORDS)
+    return has_token_prefix(text) or _ANY_WORD.search(text.lower()) is not None
 
 
 def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
