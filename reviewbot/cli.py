@@ -26,6 +26,7 @@ from reviewbot.paths import cache_folder, crash_log_folders, runs_folder
 from reviewbot.redaction import Redactor
 from reviewbot.report import FORMATS
 from reviewbot.schema import ChangeRequest, Mode, Severity
+from reviewbot.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.cache import ResultCache
@@ -407,7 +408,9 @@ def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession
 
 
 def _notice(message: str) -> None:
-    print(f"reviewbot: {message}", file=sys.stderr)
+    # Notices name the reviewed repository's files and quote servers: no escape sequence
+    # or forged line from either reaches the terminal.
+    print(f"reviewbot: {printable(message)}", file=sys.stderr)
 
 
 def _rules(args: argparse.Namespace) -> int:

@@ -200,3 +200,16 @@ def test_pr_mode_reads_the_config_at_the_base(repo: GitFixture,
     repo.stage()
     code, out, _ = run_cli(repo, capsys, "--format", "json")
     assert code == 0 and json.loads(out)["findings"] == []
+
+
+def test_notices_cannot_put_escape_sequences_on_the_terminal(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file name is the reviewed repository's: it reaches stderr in notices (here the
+    note that a Python file does not parse) with its control characters neutralised."""
+    name = "app/evil\x1b[2J\nreviewbot: all checks passed.py"
+    repo.write(name, 'print "python 2"\n')
+    repo.stage()
+    main(["--repo", str(repo.root), "--offline", "--quiet"])
+    err = capsys.readouterr().err
+    assert "is not Python 3 that parses" in err and "evil" in err
+    assert "\x1b" not in err and "\nreviewbot: all checks passed" not in err

@@ -6,15 +6,14 @@ library) is loaded when a model is actually used.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolSpec
+from reviewbot.terminal import printable
 
 MAX_ERROR_CHARS = 300
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 @dataclass(frozen=True)
@@ -42,9 +41,3 @@ class ModelClient(Protocol):
     def send(self, request: ChatRequest, deadline: float) -> ChatReply:
         """One request, answered before `deadline` (time.monotonic) or ModelCallFailed."""
         ...
-
-
-def printable(text: str) -> str:
-    """Server text for a terminal: control characters and bidi overrides become one space,
-    so no escape sequence runs and no forged line ("all checks passed") starts."""
-    return _CONTROL.sub(" ", text).strip()
