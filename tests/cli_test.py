@@ -213,3 +213,14 @@ def test_notices_cannot_put_escape_sequences_on_the_terminal(
     err = capsys.readouterr().err
     assert "is not Python 3 that parses" in err and "evil" in err
     assert "\x1b" not in err and "\nreviewbot: all checks passed" not in err
+
+
+def test_quoted_code_and_messages_cannot_drive_the_terminal(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("app/run.py", 'import subprocess\nsubprocess.run(f"ls {p}", shell=True)'
+                             '  # \x1b[2J\u202e gnp.exe\n')
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--offline", "--format", "text")
+    assert code == 1 and "python.shell-injection" in out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "\\x1b[2J\\u202e gnp.exe" in out  # shown, as escapes

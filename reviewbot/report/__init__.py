@@ -65,13 +65,23 @@ def clip_code(line: str) -> str:
     return f"{line[:MAX_QUOTED_CHARS]}… ({len(line) - MAX_QUOTED_CHARS:,} more characters)"
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {
-    ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r", 0x7f: "\\x7f"}
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), *range(0x7f, 0xa0))} | {
+    code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *range(0x202a, 0x202f),
+                                       *range(0x2066, 0x206a))} | {
+    ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r"}
 
 
 def display_path(path: str) -> str:
-    """A path on one line: control characters (a newline in a file name) as escapes."""
+    """A path on one line: control characters (a newline in a file name), C1 controls and
+    bidi overrides as visible escapes."""
     return path.translate(_CONTROL)
+
+
+def display_lines(text: str) -> list[str]:
+    """Text from the run (a message, a line of code) for a terminal: one entry per line,
+    each with its control characters and bidi overrides as visible escapes, so nothing from
+    the reviewed repository, a model or a tool runs an escape sequence or reorders a line."""
+    return [display_path(line) for line in text.splitlines()] or [""]
 
 
 class Reporter(Protocol):

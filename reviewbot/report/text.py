@@ -12,7 +12,7 @@ import os
 from itertools import groupby
 from pathlib import Path
 
-from reviewbot.report import ReportInput, clip_lines, display_path, model_line
+from reviewbot.report import ReportInput, clip_lines, display_lines, display_path, model_line
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -53,25 +53,30 @@ def _lines(data: ReportInput) -> list[Line]:
 def _finding_lines(data: ReportInput, finding: Finding) -> list[Line]:
     head: Line = [(f"{finding.start_line:>5}  ", ""),
                   (f"{finding.severity:<8}", _STYLE[finding.severity]),
-                  (f"{finding.title}  ", ""), (f"[{finding.rule_id}]", "dim")]
+                  (f"{display_path(finding.title)}  ", ""),
+                  (f"[{display_path(finding.rule_id)}]", "dim")]
     if not finding.in_diff:
         head.append(("  (outside the changed lines)", "dim"))
     lines = [head]
-    lines += [[(f"       │ {line.strip()}", "dim")] for line in data.code_of(finding)[:3]]
-    lines.append([(f"         {finding.message}", "")])
+    lines += [[(f"       │ {display_path(line.strip())}", "dim")]
+              for line in data.code_of(finding)[:3]]
+    lines += [[(f"         {line}", "")] for line in display_lines(finding.message)]
     if finding.suggestion:
-        lines.append([(f"         fix: {finding.suggestion}", "green")])
+        lines += [[(f"         {'fix: ' if n == 0 else '     '}{line}", "green")]
+                  for n, line in enumerate(display_lines(finding.suggestion))]
     if finding.replacement is not None:
         lines.append([("         replace with:", "green")])
-        lines += [[(f"       + {line}", "green")] for line in clip_lines(finding.replacement)]
+        lines += [[(f"       + {display_path(line)}", "green")]
+                  for line in clip_lines(finding.replacement)]
     return lines
 
 
 def _unit_line(unit: IndexUnit) -> Line:
     where = unit.line_numbers.new_compact or unit.line_numbers.old_compact or "whole file"
-    renamed = f" (from {unit.old_path})" if unit.old_path else ""
-    line: Line = [(f"  {unit.file_path}{renamed} {where}  {unit.patch_type} {unit.language} "
-                   f"+{unit.metrics.added_lines} -{unit.metrics.removed_lines}", "")]
+    renamed = f" (from {display_path(unit.old_path)})" if unit.old_path else ""
+    line: Line = [(f"  {display_path(unit.file_path)}{renamed} {where}  {unit.patch_type} "
+                   f"{unit.language} +{unit.metrics.added_lines} -{unit.metrics.removed_lines}",
+                   "")]
     if unit.tags:
         line.append((f" [{', '.join(unit.tags)}]", "magenta"))
     line.append((f"  {unit.agent_decision.priority}/{unit.rule_context_level}  "
