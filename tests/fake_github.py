@@ -15,11 +15,12 @@ import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from reviewbot.github.positions import right_side_lines
+from tests.local_server import LocalServer, QuietHandler
 
 
 @dataclass
@@ -54,7 +55,7 @@ class FakeGitHub:
         self._lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 fake._handle(self, "GET")
 
@@ -67,26 +68,19 @@ class FakeGitHub:
             def do_DELETE(self) -> None:
                 fake._handle(self, "DELETE")
 
-            def log_message(self, format: str, *args: object) -> None:
-                del format, args
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._local = LocalServer(Handler)
 
     # --- lifecycle ---------------------------------------------------------------------
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self._local.origin
 
     def start(self) -> FakeGitHub:
-        self._thread.start()
+        self._local.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.stop()
 
     # --- what tests look at ------------------------------------------------------------
     def posted_reviews(self) -> list[dict[str, Any]]:

@@ -12,8 +12,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.local_server import LocalServer, QuietHandler
 
 
 @dataclass
@@ -69,7 +70,7 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 raw = self.rfile.read(length)
@@ -101,13 +102,7 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test); nothing to answer
 
-            def log_message(self, format: str, *args: object) -> None:
-                del format, args
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._local = LocalServer(Handler)
 
     def next_step(self, request: Received) -> Scripted:
         if self.responder is not None:
@@ -121,15 +116,14 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._local.origin}/v1"
 
     def start(self) -> FakeOpenAI:
-        self._thread.start()
+        self._local.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.stop()
 
     # --- scripting -----------------------------------------------------------------------
     def reply_json(self, data: Any, **kwargs: Any) -> None:
