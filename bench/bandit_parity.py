@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import PAIRS, fetch, git, unpack
+from corpus import PAIRS, git, release_repo
 from vulnerability_fixes import FIXES, VulnFix
 
 SECURITY = ("security", "secrets")
@@ -242,13 +242,7 @@ class ReleaseResult:
 
 def review_release(pair: tuple[str, str, str, str], cache: Path, work: Path) -> ReleaseResult:
     registry, package, old, new = pair
-    repo = work / package
-    repo.mkdir()
-    git(repo, "init", "-q")
-    for version in (old, new):
-        unpack(fetch(registry, package, version, cache), repo)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "--allow-empty", "-m", version)
+    repo = release_repo(registry, package, old, new, cache, work / package)
     added = added_lines(repo)
     review = run_reviewbot(repo, work / "runs")
     ours = [f for f in review.findings if f["category"] in SECURITY]

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpus import PAIRS, fetch, git, unpack
+from corpus import PAIRS, release_repo
 
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.config import Config
@@ -90,13 +90,7 @@ def grep_files(root: Path, needle: str, *, word: bool = False) -> set[str]:
 
 def review_change(package: str, old: str, new: str, cache: Path,
                   work: Path) -> tuple[list[Symbol], list[UnitCost], int]:
-    root = work / f"{package}-{new}"
-    root.mkdir()
-    git(root, "init", "-q")
-    for version in (old, new):
-        unpack(fetch("pypi", package, version, cache), root)
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", version)
+    root = release_repo("pypi", package, old, new, cache, work / f"{package}-{new}")
     repo = open_repo(root)
     diff = collect(repo, ChangeRequest(mode="pr", base="HEAD~1"))
     source = RepoSource(repo, diff)

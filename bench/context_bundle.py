@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import fetch, git, unpack
+from corpus import release_repo
 
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
@@ -41,14 +41,7 @@ OLD, NEW = "4.2.10", "5.0"
 
 
 def build_repo(work: Path, cache: Path) -> Path:
-    repo = work / "django"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    for version in (OLD, NEW):
-        unpack(fetch("pypi", "django", version, cache), repo)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", version)
-    return repo
+    return release_repo("pypi", "django", OLD, NEW, cache, work / "django")
 
 
 def main() -> None:

@@ -98,15 +98,21 @@ def git(repo: Path, *args: str) -> None:
                    env={**os.environ, **GIT_ENV})
 
 
-def review_pair(pair: tuple[str, str, str, str], cache: Path, work: Path) -> Result:
-    registry, package, old, new = pair
-    repo = work / package
+def release_repo(registry: str, package: str, old: str, new: str, cache: Path,
+                 repo: Path) -> Path:
+    """A new repository at `repo`: the old release as the base commit, the new as HEAD."""
     repo.mkdir()
     git(repo, "init", "-q")
     for version in (old, new):
         unpack(fetch(registry, package, version, cache), repo)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "--allow-empty", "-m", version)
+    return repo
+
+
+def review_pair(pair: tuple[str, str, str, str], cache: Path, work: Path) -> Result:
+    registry, package, old, new = pair
+    repo = release_repo(registry, package, old, new, cache, work / package)
     reviewbot = Path(sys.executable).parent / "reviewbot"
     start = time.perf_counter()
     out = subprocess.run([str(reviewbot), "--mode", "pr", "--base", "HEAD~1", "--offline",
