@@ -52,9 +52,7 @@ class Use:
 
     @property
     def formatted(self) -> bool:
-        return is_formatted(self.value) or string_kind(self.value) == "formatted" or (
-            isinstance(self.value, ast.BinOp) and isinstance(self.value.op, ast.Mod)
-            and string_kind(self.value.right) != "constant")
+        return is_formatted(self.value)
 
 
 def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> Use:
