@@ -31,7 +31,6 @@ _SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNO
 class PythonFile:
     """The parts of a parsed file that rules look at: only statements touching the change."""
 
-    path: str
     aliases: dict[str, str]
     calls: tuple[tuple[ast.Call, str], ...]
     nodes: tuple[ast.AST, ...]
@@ -81,7 +80,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     scope_calls = calls + tuple(
         (node, name_of(node)) for function in partly for node in ast.walk(function)
         if isinstance(node, ast.Call) and not on_lines(node, lines))
-    return PythonFile(path=path, aliases=aliases, calls=calls, nodes=tuple(nodes),
+    return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
                       is_script=is_entry_point(path, text), changed=lines,
                       constants=module_constants(tree))

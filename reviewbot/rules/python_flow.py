@@ -21,9 +21,9 @@ _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "environmen
                                 "parameter": 1}
 _REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.", "self.kwargs",
                   "self.path_kwargs", "self.path_args")
-# Tornado's and aiohttp's accessors of request data.
+# Tornado's accessors of request data (aiohttp's `request.match_info` is a request root).
 _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argument",
-                              "get_body_argument", "get_cookie", "match_info"})
+                              "get_body_argument", "get_cookie"})
 _HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head"})
 _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
@@ -60,12 +60,12 @@ class Flow:
     checked: set[str] = field(default_factory=set)
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = field(default_factory=dict)
+    # A web handler: decorated as a route or view, or taking a `request`.
+    handler: bool = False
 
     def assignments_before(self, name: str, line: int) -> list[ast.expr]:
         """What the name was assigned before `line`, nearest first."""
         return [value for at, value in reversed(self.history.get(name, ())) if at < line]
-    # A web handler: decorated as a route or view, or taking a `request`.
-    handler: bool = False
 
 
 NameOf = Callable[[ast.Call], str]
