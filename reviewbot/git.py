@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import git as gitpython
-
 from reviewbot.errors import GitError
 
 # Settings that would change the shape of the diff text if a user's config set them.
@@ -46,7 +44,6 @@ class GitRepo:
     """A repository, addressed by its work-tree root."""
 
     root: Path
-    _repo: gitpython.Repo
 
     def run(self, args: Sequence[str], *, ok_codes: tuple[int, ...] = (0,)) -> bytes:
         """Run `git ARGS` at the root and return stdout as raw bytes."""
@@ -210,42 +207,49 @@ class GitRepo:
             return None
 
     def _input(self, args: Sequence[str], data: bytes) -> bytes:
-        command = ["git", *_CONFIG_OVERRIDES, *args]
-        result = subprocess.run(command, cwd=self.root, input=data, capture_output=True,
-                                check=False)
-        if result.returncode != 0:
-            message = result.stderr.decode("utf-8", "replace").strip()
-            raise GitError(f"`git {' '.join(args)}` failed: {message}")
-        return result.stdout
+        status, stdout, stderr = _git(self.root, args, data)
+        if status != 0:
+            raise GitError(f"`git {' '.join(args)}` failed: {stderr.strip()}")
+        return stdout
 
     def _execute(self, args: Sequence[str]) -> tuple[int, bytes, str]:
-        """(status, stdout bytes, stderr text). GitPython hands stderr back already decoded
-        (stdout_as_string only governs stdout), or as bytes in some versions: normalise."""
-        command = ["git", *_CONFIG_OVERRIDES, *args]
-        status, stdout, stderr = self._repo.git.execute(
-            command,
-            with_extended_output=True,
-            with_exceptions=False,
-            stdout_as_string=False,
-            strip_newline_in_stdout=False,
-        )
-        text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else str(stderr)
-        return status, stdout, text
+        """(status, stdout bytes, stderr text)."""
+        return _git(self.root, args)
+
+
+# Git's messages in English whatever the user's locale: `_ABSENT` and the errors below read
+# them. Set for git only, never for reviewbot's own process.
+_GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C"}
+
+
+def _git(cwd: Path, args: Sequence[str], data: bytes | None = None) -> tuple[int, bytes, str]:
+    """Run git directly: a subprocess is all a git call needs, and GitPython's import alone
+    was a twentieth of a small hook's time."""
+    try:
+        result = subprocess.run(["git", *_CONFIG_OVERRIDES, *args], cwd=cwd, input=data,
+                                stdin=None if data is not None else subprocess.DEVNULL,
+                                capture_output=True, check=False,
+                                env={**os.environ, **_GIT_ENV})
+    except FileNotFoundError as exc:
+        if exc.filename != "git":
+            raise GitError(f"{cwd} does not exist (git runs there).") from exc
+        raise GitError("git was not found. Install git and make sure it is on PATH.") from exc
+    return result.returncode, result.stdout, result.stderr.decode("utf-8", "replace")
 
 
 def open_repo(path: Path) -> GitRepo:
     """Open the repository containing PATH, with a fix-it message when there is none."""
-    try:
-        repo = gitpython.Repo(path, search_parent_directories=True)
-    except gitpython.NoSuchPathError as exc:
-        raise GitError(f"{path} does not exist. Pass --repo with a repository path.") from exc
-    except gitpython.InvalidGitRepositoryError as exc:
+    if not path.exists():
+        raise GitError(f"{path} does not exist. Pass --repo with a repository path.")
+    folder = path if path.is_dir() else path.parent
+    status, out, err = _git(folder, ["rev-parse", "--is-bare-repository", "--show-toplevel"])
+    if status != 0 and "not a git repository" in err:
         raise GitError(
             f"{path} is not inside a git repository. Run reviewbot from a repository, "
             "or pass --repo PATH.",
-        ) from exc
-    except gitpython.GitCommandNotFound as exc:
-        raise GitError("git was not found. Install git and make sure it is on PATH.") from exc
-    if repo.bare or repo.working_tree_dir is None:
-        raise GitError(f"{path} is a bare repository; reviewbot needs a work tree.")
-    return GitRepo(root=Path(repo.working_tree_dir).resolve(), _repo=repo)
+        )
+    answers = out.decode("utf-8", "surrogateescape").splitlines()
+    if status != 0 or answers[:1] == ["true"] or len(answers) < 2:
+        raise GitError(f"{path} is a bare repository or has no work tree; "
+                       "reviewbot needs a work tree.")
+    return GitRepo(root=Path(answers[1]).resolve())

@@ -57,7 +57,8 @@ def python_file(change: FileChange) -> PythonFile | None:
 def _analyse(path: str, tree: ast.Module, text: str | None,
              changed: frozenset[int]) -> PythonFile:
     # Walking only the statements that touch added lines keeps a hook fast on big files.
-    touched = _touched(tree.body, changed)
+    lines = LineSet(tuple(sorted(changed)))
+    touched = _touched(tree.body, lines)
     nodes = [node for stmt in touched for node in _walk_shallow(stmt)]
     aliases: dict[str, str] = {}
     for node in (*_imports(tree.body), *nodes):
@@ -73,7 +74,6 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
         return qualified_name(call.func, aliases)
 
     calls = tuple((node, name_of(node)) for node in nodes if isinstance(node, ast.Call))
-    lines = LineSet(tuple(sorted(changed)))
     # Functions with unchanged lines: their other calls may use what the change builds.
     partly = [f for f in _innermost_functions(touched)
               if not lines.covers(f.lineno, f.end_lineno or f.lineno)]
@@ -128,12 +128,11 @@ def is_entry_point(path: str, text: str | None) -> bool:
     return bool(_ENTRY_POINT_PATH.search(path) or (text and _ENTRY_POINT_TEXT.search(text)))
 
 
-def _touched(body: list[ast.stmt], changed: frozenset[int]) -> list[ast.stmt]:
+def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
     """The innermost statements whose lines include an added line."""
     found: list[ast.stmt] = []
     for stmt in body:
-        end = stmt.end_lineno or stmt.lineno
-        if not any(stmt.lineno <= n <= end for n in changed):
+        if not changed.touches(stmt.lineno, stmt.end_lineno or stmt.lineno):
             continue
         found.append(stmt)
         for field in ("body", "orelse", "finalbody", "handlers"):

@@ -1,0 +1,63 @@
+"""Opening a repository: the root from anywhere inside it, and a fix-it message otherwise."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reviewbot.errors import GitError
+from reviewbot.git import open_repo
+from tests.conftest import GitFixture
+
+
+def test_a_subfolder_opens_the_work_tree_root(repo: GitFixture) -> None:
+    repo.write("pkg/deep/mod.py", "x = 1\n")
+    repo.commit()
+    opened = open_repo(repo.root / "pkg" / "deep")
+    assert opened.root == repo.root.resolve()
+    assert opened.show("HEAD", "pkg/deep/mod.py") == b"x = 1\n"
+    assert opened.show("HEAD", "pkg/absent.py") is None
+
+
+def test_a_file_path_opens_its_repository(repo: GitFixture) -> None:
+    path = repo.write("mod.py", "x = 1\n")
+    assert open_repo(path).root == repo.root.resolve()
+
+
+def test_a_missing_path_says_so(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match=r"does not exist\. Pass --repo"):
+        open_repo(tmp_path / "nowhere")
+
+
+def test_a_bare_repository_needs_a_work_tree(tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    with pytest.raises(GitError, match="bare repository or has no work tree"):
+        open_repo(bare)
+
+
+def test_the_git_folder_itself_has_no_work_tree(repo: GitFixture) -> None:
+    with pytest.raises(GitError, match="no work tree"):
+        open_repo(repo.root / ".git")
+
+
+def test_git_missing_from_path_says_how_to_fix(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(GitError, match=r"git was not found\. Install git"):
+        open_repo(tmp_path)
+
+
+def test_git_messages_are_read_in_english_whatever_the_locale(
+        repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`show` tells "absent" from "broken" by git's English message."""
+    repo.write("a.py", "a = 1\n")
+    repo.commit()
+    monkeypatch.setenv("LANGUAGE", "de")
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    opened = open_repo(repo.root)
+    assert opened.show("HEAD", "b.py") is None
+    with pytest.raises(GitError, match="failed"):
+        opened.show("no-such-revision", "a.py")
