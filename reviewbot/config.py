@@ -93,7 +93,7 @@ class FileConfig(_Section):
     model_findings_block: bool | None = None
     # "off" | "error" | "warning" | "info" | true | false, checked in _rule_setting.
     rules: dict[str, str | bool] = Field(default_factory=dict)
-    model: ModelSection = ModelSection()
+    model: ModelSection = Field(default_factory=ModelSection)
     limits: LimitsSection | None = None
 
 

@@ -27,7 +27,7 @@ EventKind = Literal["stage", "notice", "planner_update", "unit_reviewed",
 
 
 class Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: EventKind
     message: str

@@ -118,8 +118,8 @@ class UnitShape(Frozen):
     file_path: str
     patch_type: PatchType
     tags: tuple[Tag, ...] = ()
-    metrics: Metrics = Metrics()
-    line_numbers: LineNumbers = LineNumbers()
+    metrics: Metrics = Field(default_factory=Metrics)
+    line_numbers: LineNumbers = Field(default_factory=LineNumbers)
     # Rule fields: neutral until the rule stage fills them.
     rule_context_level: ContextLevel = "diff_only"
     rule_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -132,7 +132,7 @@ class IndexUnit(UnitShape):
     language: str = "text"
     rule_notes: tuple[str, ...] = ()
     rule_extra_requests: tuple[ExtraRequest, ...] = ()
-    agent_decision: AgentDecision = AgentDecision()
+    agent_decision: AgentDecision = Field(default_factory=AgentDecision)
 
 
 class ReviewUnit(IndexUnit):
@@ -293,7 +293,7 @@ class RunStats(Frozen):
     removed_lines: int = 0
     findings: dict[str, int] = Field(default_factory=dict)
     duration_ms: int = 0
-    model: ModelStats = ModelStats()
+    model: ModelStats = Field(default_factory=ModelStats)
 
 
 class RunReport(Frozen):
@@ -302,7 +302,7 @@ class RunReport(Frozen):
     run_id: str
     findings: tuple[Finding, ...] = ()
     units: tuple[IndexUnit, ...] = ()
-    stats: RunStats = RunStats()
+    stats: RunStats = Field(default_factory=RunStats)
 
 
 # --- planning (steps 4 and 5) ----------------------------------------------------------
@@ -350,7 +350,7 @@ class PlanItem(Frozen):
 class PlanReply(BaseModel):
     """What the planner model must answer; validated before anything uses it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     plan: Annotated[list[PlanItem], BeforeValidator(clipped_list(MAX_PLAN_ITEMS))]
 
@@ -413,7 +413,7 @@ class ModelTotals(Frozen):
 
 class ModelCallLog(Frozen):
     calls: tuple[ModelCall, ...] = ()
-    totals: ModelTotals = ModelTotals()
+    totals: ModelTotals = Field(default_factory=ModelTotals)
 
 
 # --- context bundle (step 6) -------------------------------------------------------------
@@ -486,7 +486,7 @@ class ContextBundle(Frozen):
     """Step 6: the context for every unit the fused plan keeps."""
 
     items: tuple[BundleItem, ...] = ()
-    stats: BundleStats = BundleStats()
+    stats: BundleStats = Field(default_factory=BundleStats)
 
 
 # --- review and verification (steps 7 and 8) ------------------------------------------------
@@ -498,7 +498,7 @@ MAX_TEXT_CHARS = 2000
 class RecordedFinding(BaseModel):
     """What `record_finding` takes: validated like every model output, bounded in size."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     file_path: str = Field(min_length=1, max_length=500)
     start_line: int = Field(ge=1)
@@ -579,4 +579,4 @@ class VerifiedFindings(Frozen):
     dropped: tuple[Dropped, ...] = ()
     # Model findings that restated another finding ("<title> -> <rule id or title>").
     merged: tuple[str, ...] = ()
-    suggestions: SuggestionStats = SuggestionStats()
+    suggestions: SuggestionStats = Field(default_factory=SuggestionStats)

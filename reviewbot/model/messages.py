@@ -72,7 +72,7 @@ class Usage(_Frozen):
 class ChatReply(_Frozen):
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
-    usage: Usage = Usage()
+    usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
 
     def as_message(self) -> ChatMessage:
