@@ -85,8 +85,7 @@ class RunDir:
         streamed = next((name for name in _STREAMED if isinstance(getattr(model, name, None),
                                                                tuple)), None)
         if streamed is None:
-            data = redact_strings(model.model_dump(mode="json"), self.redactor)
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            handle.write(self._json(model.model_dump(mode="json"), indent=2) + "\n")
             return
         head = redact_strings(model.model_dump(mode="json", exclude={streamed}), self.redactor)
         handle.write("{\n")
@@ -94,12 +93,21 @@ class RunDir:
             handle.write(f"  {json.dumps(key)}: {_indented(value)},\n")
         handle.write(f"  {json.dumps(streamed)}: [")
         for index, element in enumerate(getattr(model, streamed)):
-            data = redact_strings(element.model_dump(mode="json"), self.redactor)
             # One element a line, compact: json's C encoder (indenting is pure Python, and
             # was a fifth of a large change's time).
             handle.write(("," if index else "") + "\n    "
-                         + json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+                         + self._json(element.model_dump(mode="json"), indent=None))
         handle.write("\n  ]\n}\n")
+
+    def _json(self, data: Any, indent: int | None) -> str:
+        """The data as JSON with every string redacted; checked whole first, since most
+        of it (code without a secret-like word) needs nothing."""
+        separators = None if indent else (",", ":")
+        text = json.dumps(data, indent=indent, ensure_ascii=False, separators=separators)
+        if not self.redactor.could_change_json(text):
+            return text
+        return json.dumps(redact_strings(data, self.redactor), indent=indent,
+                          ensure_ascii=False, separators=separators)
 
     def read(self, name: str) -> BaseModel:
         return load_artifact(self.file(name), name)

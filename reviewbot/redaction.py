@@ -13,6 +13,7 @@ It finds secrets itself rather than trusting a list of values found elsewhere:
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -237,6 +238,17 @@ class Redactor:
 
     def for_path(self, text: str, path: str) -> str:
         return self.text(text, bare_values_are_literal(path))
+
+    def could_change_json(self, serialized: str) -> bool:
+        """Whether any string inside this JSON text could be redacted. JSON's escapes never
+        split a prefix or a word the prefilter looks for (they touch only quotes,
+        backslashes and control characters), so a False here is safe for every string in it:
+        a whole artifact element is checked at once instead of string by string."""
+        with self._lock:
+            extra = self._extra
+        return (could_hold_secret(serialized)
+                or any(json.dumps(value, ensure_ascii=False)[1:-1] in serialized
+                       for value in extra))
 
 
 def _merged(found: list[Found]) -> list[tuple[int, int]]:

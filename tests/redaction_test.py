@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reviewbot.redaction import TOKEN_FORMATS, Redactor, block_lines, preview
@@ -100,3 +102,22 @@ def test_every_format_is_found_in_long_text() -> None:
     for kind, token in SAMPLES.items():
         found = token_matches(f"{filler} '{token}' {filler}")
         assert [(t.kind, m.group(0)) for m, t in found] == [(kind, token)], kind
+
+
+@pytest.mark.parametrize("text", [
+    *SAMPLES.values(),
+    'password = "hunter2hunter2"',
+    'postgres://ad"min:Sup3r\\S3cret@db',
+    "postgres://admin:Sup3r\x01S3cret@db",
+    "-----BEGIN PRIVATE KEY-----\nMIIEow",
+    'known "quoted\\value',
+    "x = 1\nknown \u00e9t\u00e9 value",
+])
+def test_a_json_text_that_needs_nothing_holds_nothing(text: str) -> None:
+    """Artifacts skip the string-by-string pass when the whole JSON cannot change: that
+    check must say "could change" for every string the pass would redact."""
+    redactor = Redactor(['"quoted\\value', "\u00e9t\u00e9 value"])
+    assert redactor.text(text) != text
+    serialized = json.dumps({"lines": ["x = 1", text]}, ensure_ascii=False)
+    assert redactor.could_change_json(serialized)
+    assert not redactor.could_change_json(json.dumps({"lines": ["x = 1", "def f(a):"]}))

@@ -43,20 +43,24 @@ def definition_name(text: str) -> str | None:
 
 def changed_signatures(unit: ReviewUnit) -> list[str]:
     """Names whose definition line was both removed and re-added differently."""
-    if unit.hunk is None:
-        return []
-    removed = _definitions(unit.hunk.removed())
-    added = _definitions(unit.hunk.added())
+    removed, added = _removed_and_added(unit)
     return [name for name, text in removed.items() if name in added and added[name] != text]
 
 
 def removed_definitions(unit: ReviewUnit) -> list[str]:
     """Names whose definition the hunk removes and does not add back: a function deleted,
     or moved to another hunk (where its callers may no longer match it)."""
+    removed, added = _removed_and_added(unit)
+    return [name for name in removed if name not in added]
+
+
+def _removed_and_added(unit: ReviewUnit) -> tuple[dict[str, str], dict[str, str]]:
+    """The definitions the hunk removes and, when it removes any, those it adds (a new
+    file removes nothing: its lines are not searched at all)."""
     if unit.hunk is None:
-        return []
-    added = _definitions(unit.hunk.added())
-    return [name for name in _definitions(unit.hunk.removed()) if name not in added]
+        return {}, {}
+    removed = _definitions(unit.hunk.removed())
+    return removed, _definitions(unit.hunk.added()) if removed else {}
 
 
 def _definitions(lines: Iterable[DiffLine]) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +159,29 @@ def test_security_sensitive_reasons(line: str, reason: str) -> None:
     [unit] = review("app/x.py", f"def f(x):\n{line}\n").units
     assert "security_sensitive" in unit.tags
     assert any(reason in note for note in unit.rule_notes if note.startswith("security"))
+
+
+def test_split_alternatives_ignore_groups_classes_and_escapes() -> None:
+    from reviewbot.rules.tagging import top_level_alternatives
+
+    assert top_level_alternatives(r"\b(a|b)\b|\bc[|]\||d") == [r"\b(a|b)\b", r"\bc[|]\|", "d"]
+    assert top_level_alternatives(r"[]|]x|[^]|]y") == ["[]|]x", "[^]|]y"]
+
+
+def test_fast_security_search_agrees_with_the_plain_patterns() -> None:
+    """Every reason, on every line of reviewbot's own code and on boundary cases, says what
+    its pattern with the leading `\\b` says."""
+    from reviewbot.rules.tagging import _SECURITY_PATTERNS, SECURITY_SOURCES
+
+    package = Path(__file__).parents[2] / "reviewbot"
+    lines = [line.lower() for path in sorted(package.rglob("*.py"))
+             for line in path.read_text(encoding="utf-8").splitlines()]
+    lines += ["xauth login", "controller.role", "_session", "a.execute(", ".execute(",
+              "éauth", "x'where'", "('where')", "select a from b; select x from y"]
+    plain = {name: re.compile(source.lower()) for name, source in SECURITY_SOURCES}
+    fast = [reason for reason in _SECURITY_PATTERNS if reason.lead_boundary]
+    assert len(fast) >= 8
+    for reason in _SECURITY_PATTERNS:
+        for line in lines:
+            assert reason.search(line) == bool(plain[reason.name].search(line)), (reason.name,
+                                                                                 line)
