@@ -207,7 +207,7 @@ def print_fixes(results: list[FixResult]) -> None:
     print("| class | change | fix | vulnerable lines | reviewbot | bandit | ruff S | tagged |")
     print("| --- | --- | --- | ---: | --- | --- | --- | ---: |")
     for r in results:
-        held = " (held out)" if r.fix.held_out else ""
+        held = f" (held out, round {r.fix.round})" if r.fix.held_out else ""
         print(f"| {r.fix.cls} | {r.fix.package} {r.fix.vulnerable} -> {r.fix.fixed}{held} | "
               f"{r.fix.reference} | {len(r.vulnerable)} | {', '.join(r.reviewbot) or '-'} | "
               f"{', '.join(r.bandit) or '-'} | {', '.join(r.ruff) or '-'} | "
@@ -216,9 +216,11 @@ def print_fixes(results: list[FixResult]) -> None:
           "tagged security_sensitive |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     classes = sorted({r.fix.cls for r in results}, key=["sql", "command", "path", "xss"].index)
-    for cls in [*classes, "all", "held out"]:
+    rounds = sorted({r.fix.round for r in results if r.fix.held_out})
+    for cls in [*classes, "all", "held out", *(f"held out, round {n}" for n in rounds)]:
         rows = [r for r in results
-                if cls == "all" or cls == r.fix.cls or (cls == "held out" and r.fix.held_out)]
+                if cls == "all" or cls == r.fix.cls or (cls == "held out" and r.fix.held_out)
+                or cls == f"held out, round {r.fix.round}"]
         ours, theirs = sum(bool(r.reviewbot) for r in rows), sum(bool(r.bandit) for r in rows)
         ruff = sum(bool(r.ruff) for r in rows)
         units, tagged = sum(r.units for r in rows), sum(r.tagged for r in rows)

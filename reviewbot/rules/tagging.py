@@ -52,12 +52,15 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
                        r"os\.exec\w*|commands)\b|\b(eval|exec)\s*\("),
         ("sql", r"\b(select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|"
                 r"\.execute(many|script)?\s*\(|cursor|executeQuery|\.raw\s*\(|\.extra\s*\(|"
-                r"RawSQL|sqlalchemy|sqlite3|psycopg\w*|pymysql|MySQLdb|read_sql\w*|where\s+\w+\s*=|"
-                r"\.i?like\s*\(|Criterion|pypika)|['\"](where|order_by|group_by|having)['\"]"),
+                r"psycopg\w*|where\s+\w+\s*=|\.i?like\s*\(|Criterion|pypika|"
+                # An ORM's own SQL: Django's `as_sql(self, compiler, connection)` and kin.
+                r"compiler|quote_name)|['\"](where|order_by|group_by|having)['\"]|"
+                # Inside words too: RawSQL, as_sql, sqlalchemy, psql, mysql.
+                r"sql"),
         ("templates/html", r"(innerHTML|outerHTML|dangerouslySetInnerHTML|v-html|"
                            r"render_template\w*|mark_safe|Markup\b|\|\s*safe\b|format_html|"
                            r"document\.write|autoescape|HttpResponse|make_response|HTMLResponse|"
-                           r"jinja2?|Template\(|escape\(|<script|\{\{|\{%|text/html)"),
+                           r"jinja2?|Template\(|escape\(|<script|\{\{|\{%|html|xml|sanitiz|bleach)"),
         ("redirects", r"\b(redirect\w*|HttpResponseRedirect|next_url|return_to|return_url|"
                       r"redirect_uri|Location)\b"),
         ("network/tls", r"\b(ssl|tls|https?://|verify\s*=|certificate|cert_reqs|"
@@ -65,7 +68,10 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
         ("file paths", r"(\.\./|send_file|send_from_directory|FileResponse|os\.path\.join|"
                        r"(real|abs|norm)path|safe_join|secure_filename|tarfile|zipfile|"
                        r"extractall|rmtree|unlink|upload\w*|\bopen\s*\([^)]*(path|file|name|dir)|"
-                       r"(open|join|resolve)\s*\(.*\b(request|req|params|user_input|argv)\b)"),
+                       r"(open|join|resolve)\s*\(.*\b(request|req|params|user_input|argv)\b|"
+                       # Containment checks and separators: where traversal is stopped or not.
+                       r"commonprefix|commonpath|relative_to|os\.(alt)?sep|posixpath|"
+                       r"['\"]\.\.['\"])"),
         ("secrets", r"\b(secret\w*|api[_-]?key|private[_-]?key|access[_-]?key|token)\b"),
 )
 
@@ -136,7 +142,9 @@ def top_level_alternatives(source: str) -> list[str]:
 _SECURITY_PATTERNS = tuple(_reason(name, source) for name, source in SECURITY_SOURCES)
 _SECURITY_PATH = re.compile(
     r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token|"
-    r"cert|ssl|tls)", re.IGNORECASE,
+    r"cert|ssl|tls|sanitiz|upload|download|archive|(^|/)static(files)?\.py$|"
+    # Database backends and HTML handling, by name: an ORM's SQL, a sanitizer.
+    r"postgres|mysql|sqlite|oracle|(^|/)(db|sql|html)/)", re.IGNORECASE,
 )
 
 @dataclass(frozen=True)

@@ -154,6 +154,10 @@ def test_security_patterns_survive_lowering() -> None:
     ("    return send_from_directory(folder, name)", "file paths"),
     ("    return redirect(next_url)", "redirects"),
     ("    return render_template_string(page)", "templates/html"),
+    ("    sql, params = compiler.compile(self.lhs)", "sql"),
+    ("    if os.path.commonpath([full, root]) != root:", "file paths"),
+    ("    parts = [p for p in path.split('/') if p != '..']", "file paths"),
+    ("    return clean_html(value)", "templates/html"),
 ])
 def test_security_sensitive_reasons(line: str, reason: str) -> None:
     [unit] = review("app/x.py", f"def f(x):\n{line}\n").units
@@ -185,3 +189,17 @@ def test_fast_security_search_agrees_with_the_plain_patterns() -> None:
         for line in lines:
             assert reason.search(line) == bool(plain[reason.name].search(line)), (reason.name,
                                                                                  line)
+
+
+@pytest.mark.parametrize("path", ["app/staticfiles.py", "web/static.py", "svc/uploads.py",
+                                  "utils/archive.py", "lib/sanitizer.py",
+                                  "orm/db/backends/postgresql/operations.py",
+                                  "lxml/html/clean.py"])
+def test_modules_that_serve_or_unpack_files_are_security_sensitive(path: str) -> None:
+    [unit] = review(path, "def f(x):\n    return x + 1\n").units
+    assert "security_sensitive" in unit.tags
+
+
+def test_static_assets_are_not_security_sensitive_by_their_folder() -> None:
+    [unit] = review("app/static/js/menu.js", "function f(x) {\n  return x + 1;\n}\n").units
+    assert "security_sensitive" not in unit.tags
