@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from reviewbot.code.docstrings import docstring_lines
+from reviewbot.code.enclosing import Header, definition_headers
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
 from reviewbot.rules import (
@@ -71,12 +72,17 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     findings: list[Finding] = []
     docstrings: dict[str, frozenset[int]] = {}
+    headers: dict[str, tuple[Header, ...]] = {}
     notes: list[str] = []
     for change in _file_changes(kept, read_new):
         findings += _check_file(change, config)
         notes += change.notes
         if change.language == "python":
             docstrings[change.path] = docstring_lines(change.python_tree)
+            # A new file's hunk holds every definition line already.
+            if any(unit.patch_type != "add" for unit in change.units):
+                headers[change.path] = definition_headers(change.python_tree,
+                                                          change.new_text)
             if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
                 notes.append(f"{change.path} is not Python 3 that parses "
                              f"({change.python_error}): checked with line patterns only")
@@ -86,7 +92,8 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     for finding in findings:
         by_unit.setdefault(finding.unit_id or "", []).append(finding)
     rated = tuple(
-        apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset())))
+        apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset()),
+                        headers.get(u.file_path, ())))
         for u in kept)
     return RulesResult(units=rated, findings=tuple(findings),
                        ignored_units=len(all_units) - len(kept),

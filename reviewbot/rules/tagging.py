@@ -17,6 +17,7 @@ from reviewbot.code.definitions import (
     definition_name,
     removed_definitions,
 )
+from reviewbot.code.enclosing import Header, enclosing_headers
 from reviewbot.code.lexical import comment_body, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
@@ -181,8 +182,9 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
     return tags
 
 
-def security_reasons(unit: ReviewUnit) -> list[str]:
-    """Why a unit is security sensitive (empty when it is not)."""
+def security_reasons(unit: ReviewUnit, headers: tuple[Header, ...] = ()) -> list[str]:
+    """Why a unit is security sensitive (empty when it is not). `headers`: the file's
+    definitions (Python), for the ones around the change."""
     reasons: list[str] = []
     if _SECURITY_PATH.search(unit.file_path):
         reasons.append("path")
@@ -193,6 +195,10 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
             if (line.kind != "ctx" or definition_name(line.text))
             and not is_comment(line.text, unit.language)]
     code.append(unit.hunk.section)
+    changed = [line.new_lineno for line in unit.hunk.lines
+               if line.kind == "add" and line.new_lineno is not None]
+    if headers and changed:
+        code += enclosing_headers(headers, min(changed), max(changed))
     # One search per reason over the lines joined (not one per line: 11 x 2,600 searches
     # on a new file of 2,600 lines).
     text = "\n".join(code).lower()
@@ -201,13 +207,15 @@ def security_reasons(unit: ReviewUnit) -> list[str]:
 
 
 def assess(unit: ReviewUnit, findings: list[Finding],
-           docstrings: frozenset[int] = frozenset()) -> Assessment:
+           docstrings: frozenset[int] = frozenset(),
+           headers: tuple[Header, ...] = ()) -> Assessment:
     """Tags, context level, confidence, priority, notes and requests for one unit."""
     tags = path_tags(unit.file_path)
     tags += content_tags(unit, docstrings)
     # Words in prose ("token", "password") do not make documentation security-sensitive
     # code; a secret found in it still does, through its finding.
-    reasons = security_reasons(unit) if not (SECRETS_ONLY_TAGS | {"docs"}) & set(tags) else []
+    reasons = (security_reasons(unit, headers)
+               if not (SECRETS_ONLY_TAGS | {"docs"}) & set(tags) else [])
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
     if reasons:

@@ -203,3 +203,21 @@ def test_modules_that_serve_or_unpack_files_are_security_sensitive(path: str) ->
 def test_static_assets_are_not_security_sensitive_by_their_folder() -> None:
     [unit] = review("app/static/js/menu.js", "function f(x) {\n  return x + 1;\n}\n").units
     assert "security_sensitive" not in unit.tags
+
+
+def _long_function(name: str, result: str) -> str:
+    body = "".join(f"        step_{n} = step_{n - 1} + 1\n" for n in range(1, 30))
+    return f"class Service:\n    def {name}(self, step_0):\n{body}        return {result}\n"
+
+
+def test_a_change_deep_inside_a_function_is_about_that_function() -> None:
+    """git's hunk header names the class, and the `def` line is far above the hunk: the
+    definition around the change still says what it is about."""
+    old = _long_function("authenticate", "step_29")
+    [unit] = review("app/service.py", _long_function("authenticate", "step_29 + 1"), old).units
+    assert "security_sensitive" in unit.tags
+    assert any("auth" in note for note in unit.rule_notes if note.startswith("security"))
+
+    plain = _long_function("arrange", "step_29")
+    [unit] = review("app/service.py", _long_function("arrange", "step_29 + 1"), plain).units
+    assert "security_sensitive" not in unit.tags

@@ -1,0 +1,52 @@
+"""The definitions around lines of Python."""
+
+from __future__ import annotations
+
+import ast
+
+from reviewbot.code.enclosing import definition_headers, enclosing_headers
+
+SOURCE = '''\
+import os
+
+
+class Store:
+    @property
+    def path(self):
+        return os.getcwd()
+
+    async def save(self, data):
+        if data:
+            def inner():
+                return 1
+            return inner()
+
+
+def top():
+    pass
+'''
+
+
+def test_headers_are_the_first_lines_of_every_definition_outermost_first() -> None:
+    headers = definition_headers(ast.parse(SOURCE), SOURCE)
+    assert [(h.start, h.end, h.text) for h in headers] == [
+        (4, 13, "class Store:"),
+        (6, 7, "def path(self):"),
+        (9, 13, "async def save(self, data):"),
+        (11, 12, "def inner():"),
+        (16, 17, "def top():"),
+    ]
+
+
+def test_enclosing_lists_every_definition_around_the_lines() -> None:
+    headers = definition_headers(ast.parse(SOURCE), SOURCE)
+    assert enclosing_headers(headers, 12, 12) == ["class Store:", "async def save(self, data):",
+                                                  "def inner():"]
+    assert enclosing_headers(headers, 7, 9) == ["class Store:", "def path(self):",
+                                                "async def save(self, data):"]
+    assert enclosing_headers(headers, 1, 2) == []
+
+
+def test_no_tree_no_headers() -> None:
+    assert definition_headers(None, SOURCE) == ()
+    assert definition_headers(ast.parse(SOURCE), None) == ()
