@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-Source = Literal["request", "argv", "input", "environment", "parameter"]
+Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
-_STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "environment": 2,
-                                "parameter": 1}
+_STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "archive": 3,
+                                "environment": 2, "parameter": 1}
+# The member names of a tar or zip archive: whoever made the archive chose them.
+_ARCHIVE_LISTINGS = frozenset({"getmembers", "getnames", "namelist", "infolist"})
 _REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.", "self.kwargs",
                   "self.path_kwargs", "self.path_args")
 # Tornado's accessors of request data (aiohttp's `request.match_info` is a request root).
@@ -36,10 +38,10 @@ SANITISERS = frozenset({
 })
 # A path is contained when it is normalised (realpath, abspath, normpath, resolve) and then
 # compared with its base (startswith, is_relative_to, relative_to, commonpath): a prefix
-# test of an unnormalised path lets `base/../secret` through.
+# test of an unnormalised path lets `base/../secret` through. `commonprefix` is no check:
+# it compares characters, so `/srv/static-private` is "inside" `/srv/static`.
 _NORMALISERS = frozenset({"realpath", "abspath", "normpath", "resolve"})
-_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "commonprefix",
-                     "relative_to"})
+_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "relative_to"})
 _HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
                        "view_config", "websocket")
 
@@ -102,12 +104,16 @@ class FlowIndex:
         """A call's name through the file's imports (`sp.run` -> `subprocess.run`)."""
         return self._name_of
 
-    def at(self, node: ast.AST) -> Flow:
+    def function_at(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function holding the node (None at module level)."""
         if not self._scanned:
             self._scan()
         line = getattr(node, "lineno", 0)
-        function = next((f for f in self._functions
-                         if f.lineno <= line <= (f.end_lineno or f.lineno)), None)
+        return next((f for f in self._functions
+                     if f.lineno <= line <= (f.end_lineno or f.lineno)), None)
+
+    def at(self, node: ast.AST) -> Flow:
+        function = self.function_at(node)
         key = id(function) if function is not None else 0
         if key not in self._flows:
             self._flows[key] = self._compute(function)
@@ -138,26 +144,36 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
 
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf) -> Flow:
     flow = Flow(tainted=dict.fromkeys(params, "parameter"))
-    for statement in sorted(_statements(body), key=lambda s: (s.lineno, s.col_offset)):
-        _step(flow, statement, qualified)
+    for statement, conditional in sorted(_statements(body, False),
+                                         key=lambda s: (s[0].lineno, s[0].col_offset)):
+        _step(flow, statement, qualified, conditional)
     return flow
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of a body, nested blocks included, nested functions left out."""
+# Blocks that may not run: what they assign adds to what a name may hold.
+_CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
+
+
+def _statements(body: list[ast.stmt], conditional: bool) -> Iterator[tuple[ast.stmt, bool]]:
+    """Every statement of a body, nested blocks included, nested functions left out, and
+    whether it runs only on some paths (inside an if, a loop, a try)."""
     for statement in body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        yield statement
+        yield statement, conditional
+        inner_conditional = conditional or isinstance(statement, _CONDITIONAL)
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
-                yield from _statements([s for s in inner if isinstance(s, ast.stmt)])
+                yield from _statements([s for s in inner if isinstance(s, ast.stmt)],
+                                       inner_conditional)
         for handler in getattr(statement, "handlers", None) or ():
-            yield from _statements(handler.body)
+            yield from _statements(handler.body, True)
+        for case in getattr(statement, "cases", None) or ():
+            yield from _statements(case.body, True)
 
 
-def _step(flow: Flow, statement: ast.stmt, qualified: NameOf) -> None:
+def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool) -> None:
     _note_checks(flow, statement)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
@@ -166,8 +182,8 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf) -> None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         names = [t.id for t in targets if isinstance(t, ast.Name)]
         for name in names:
-            _assign(flow, name, value, qualified, augmented=isinstance(statement,
-                                                                         ast.AugAssign))
+            _assign(flow, name, value, qualified, conditional,
+                    augmented=isinstance(statement, ast.AugAssign))
     elif isinstance(statement, ast.For | ast.AsyncFor) and isinstance(statement.target,
                                                                         ast.Name):
         source = source_of(statement.iter, flow, qualified)
@@ -176,10 +192,11 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf) -> None:
     elif isinstance(statement, ast.With | ast.AsyncWith):
         for item in statement.items:
             if isinstance(item.optional_vars, ast.Name):
-                _assign(flow, item.optional_vars.id, item.context_expr, qualified)
+                _assign(flow, item.optional_vars.id, item.context_expr, qualified,
+                        conditional)
 
 
-def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
+def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, conditional: bool,
             augmented: bool = False) -> None:
     if augmented and name in flow.assigned:
         # `query += " AND x = %s" % x` extends what `query` held: look at both parts.
@@ -189,8 +206,10 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
     flow.history.setdefault(name, []).append((value.lineno, value))
     source = source_of(value, flow, qualified)
     if source is not None:
-        flow.tainted[name] = source
-    else:
+        flow.tainted[name] = (strongest(flow.tainted.get(name), source) or source
+                              if conditional else source)
+    elif not conditional:
+        # `path = directory` in an else branch leaves what the if branch put in `path`.
         flow.tainted.pop(name, None)
     if is_formatted(value):
         flow.formatted[name] = value
@@ -243,8 +262,11 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | Non
 
 
 def _call_source(name: str) -> Source | None:
-    if name.rsplit(".", 1)[-1] in _REQUEST_METHODS and name.startswith(("self.", "request.")):
+    method = name.rsplit(".", 1)[-1]
+    if method in _REQUEST_METHODS and name.startswith(("self.", "request.")):
         return "request"
+    if method in _ARCHIVE_LISTINGS and "." in name:
+        return "archive"
     if name in ("input", "builtins.input"):
         return "input"
     return "environment" if name in _ENVIRONMENT else None

@@ -32,7 +32,8 @@ from reviewbot.schema import Severity
 
 _FROM: dict[Source, str] = {
     "request": "request data", "argv": "the command line", "input": "input()",
-    "environment": "the environment", "parameter": "a parameter of the function"}
+    "environment": "the environment", "archive": "an archive's member names",
+    "parameter": "a parameter of the function"}
 _OUTSIDE = frozenset({"request", "argv", "input", "environment"})
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
 
@@ -178,6 +179,9 @@ _WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
 # A quoted placeholder (`WHERE name = '%s'`) is only ever filled by string formatting:
 # a database driver's parameters are never quoted.
 _QUOTED_PLACEHOLDER = re.compile(r"""(['"])(%s|%\(\w+\)s|\{\w*\})\1""")
+_SINGLE_QUOTED_PLACEHOLDER = re.compile(r"'(%s|%\(\w+\)s|\{\w*\})'")
+# Functions that build SQL: Django's as_sql() and its per-database variants, query builders.
+_SQL_FUNCTION = re.compile(r"sql|query|^as_(postgresql|mysql|oracle|sqlite)$", re.IGNORECASE)
 _EXTRA_KEYWORDS = ("where", "select", "tables", "order_by")
 
 
@@ -199,11 +203,21 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
 
 def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
     """Queries built by formatting, and templates made for it, wherever they are."""
+    templates = _format_templates(parsed.nodes)
     for node in parsed.nodes:
         if id(node) in reported:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _SQL.search(node.value) and _QUOTED_PLACEHOLDER.search(node.value):
+            if id(node) in templates and _SINGLE_QUOTED_PLACEHOLDER.search(node.value) \
+                    and _SQL_FUNCTION.search(_function_name(parsed, node)):
+                yield (node, "warning", "A value is put between quotes in SQL by string "
+                                        f"formatting (`{node.value.strip()[:40]}`) in "
+                                        f"`{_function_name(parsed, node)}`: a quote in the "
+                                        "value ends the literal and the rest is SQL "
+                                        "(SQL injection).",
+                       "Return the value as a query parameter (`%s` unquoted in the SQL, "
+                       "the value in the params list).")
+            elif _SQL.search(node.value) and _QUOTED_PLACEHOLDER.search(node.value):
                 yield (node, "warning", "This SQL has a quoted placeholder (`'%s'`): it is "
                                         "meant to be filled by string formatting, which lets "
                                         "values change the query (SQL injection).",
@@ -218,6 +232,23 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
             yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
                                     "a database with values from input, that is SQL injection.",
                    "Keep the query constant and pass values as parameters.")
+
+
+def _format_templates(nodes: tuple[ast.AST, ...]) -> set[int]:
+    """The string constants that are filled by formatting: `"..." % x`, `"...".format(x)`."""
+    found: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            found.add(id(node.left))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "format"):
+            found.add(id(node.func.value))
+    return found
+
+
+def _function_name(parsed: PythonFile, node: ast.AST) -> str:
+    function = parsed.flow.function_at(node)
+    return "" if function is None else function.name
 
 
 def _sql_arguments(call: ast.Call, method: str) -> list[ast.expr]:
@@ -265,8 +296,15 @@ _PATH_SINKS: dict[str, int] = {
     "shutil.copy": 2, "shutil.copy2": 2, "shutil.copyfile": 2, "shutil.copytree": 2,
     "shutil.move": 2, "os.rename": 2, "os.replace": 2, "os.symlink": 2,
 }
+# Probes: a path joined from input that is looked at is about to be served or read (and the
+# answer says which files exist where they should not). A probe of a path given whole (a
+# CA bundle, a config file) is the program doing what it was asked.
+_PROBES = frozenset({"os.path.exists", "os.path.lexists", "os.path.isfile", "os.path.isdir",
+                     "os.path.getsize", "os.stat", "os.lstat", "os.access"})
+_PATH_SINKS.update(dict.fromkeys(_PROBES, 1))
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink",
-                           "rmdir", "mkdir", "save", "touch"})
+                           "rmdir", "mkdir", "save", "touch", "open", "exists", "is_file",
+                           "is_dir", "iterdir", "stat"})
 _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "Path",
                     "pathlib.PurePath"})
 
@@ -279,6 +317,8 @@ def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
             if found is not None:
                 yield from _report(parsed, use, *found)
     yield from _unsafe_extraction(parsed)
+    yield from _prefix_checks(parsed)
+    yield from _dot_dot_removal(parsed)
 
 
 def _path_arguments(parsed: PythonFile, call: ast.Call, name: str) -> list[ast.expr]:
@@ -299,7 +339,7 @@ def _path_arguments(parsed: PythonFile, call: ast.Call, name: str) -> list[ast.e
 def _is_path_expression(node: ast.expr) -> bool:
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
-        and ast.unparse(node.func).endswith(("Path", "path.join")))
+        and ast.unparse(node.func).endswith(("Path", "path.join", "joinpath", "resolve")))
 
 
 def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | None:
@@ -311,7 +351,13 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
     suggestion = ("Resolve the path and check it stays under the base folder "
                   "(Path(base, name).resolve().is_relative_to(base)), or use "
                   "werkzeug.utils.safe_join / secure_filename.")
-    joined = any(_joins_base(value, parsed) for value in (use.value, *use.chain))
+    joined = any(_joins_input(value, use.flow, parsed) for value in (use.value, *use.chain))
+    if use.name in _PROBES and not joined:
+        return None
+    if use.source == "archive":
+        return ("warning", f"`{use.name}` uses a path built{_from(use.source)} without a "
+                           "check that it stays in the target folder: a member named "
+                           "`../x` or `/x` is written outside it (zip slip).", suggestion)
     if use.source == "request":
         direct = _direct_request(use, parsed)
         return ("error" if direct else "warning",
@@ -332,17 +378,77 @@ def _direct_request(use: Use, parsed: PythonFile) -> bool:
         if isinstance(n, ast.Name))
 
 
-def _joins_base(value: ast.expr, parsed: PythonFile) -> bool:
-    """A path made of a base and something else: join(), `/`, `+`, an f-string."""
-    for node in ast.walk(value):
-        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _JOINS \
-                and len(node.args) > 1:
-            return True
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
-            return True
-        if isinstance(node, ast.JoinedStr) and "/" in literal_text(node):
-            return True
-    return False
+def _joins_input(value: ast.expr, flow: Flow, parsed: PythonFile) -> bool:
+    """A path made of a base and input after it: join(), joinpath(), `/`, `+`, an f-string.
+    `join(folder, "setup.cfg")` with the folder from a parameter is the program's choice."""
+    return any(_tainted(part, flow) for node in ast.walk(value)
+               for part in _joined_parts(node, parsed))
+
+
+def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
+    """What a path expression puts after its base."""
+    if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _JOINS:
+        return list(node.args[1:])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "joinpath":
+        return list(node.args)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+        return [node.right]
+    if isinstance(node, ast.JoinedStr) and "/" in literal_text(node):
+        return [v for v in node.values[1:] if isinstance(v, ast.FormattedValue)]
+    return []
+
+
+def _tainted(node: ast.AST, flow: Flow) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in flow.tainted and n.id not in flow.sanitised
+               for n in ast.walk(node))
+
+
+def _joined_names(function: ast.AST, parsed: PythonFile) -> set[str]:
+    """The names a function puts after a base folder in a path."""
+    return {n.id for node in ast.walk(function) for part in _joined_parts(node, parsed)
+            for n in ast.walk(part) if isinstance(n, ast.Name)}
+
+
+_PREFIX = frozenset({"os.path.commonprefix", "posixpath.commonprefix", "ntpath.commonprefix",
+                     "commonprefix"})
+
+
+def _prefix_checks(parsed: PythonFile) -> Iterator[Report]:
+    """`commonprefix(...) == base` as a containment check: it compares characters."""
+    for node in parsed.nodes:
+        if not isinstance(node, ast.Compare):
+            continue
+        if any(isinstance(side, ast.Call) and parsed.flow.name_of(side) in _PREFIX
+               for side in (node.left, *node.comparators)):
+            yield (node, "warning", "`commonprefix` compares characters, not path parts: "
+                                    "`/srv/static-private/key` shares the prefix "
+                                    "`/srv/static`, so this check lets paths out of the "
+                                    "folder (path traversal).",
+                   "Compare whole parts: os.path.commonpath([path, base]) == base, or "
+                   "Path(path).is_relative_to(base).")
+
+
+def _dot_dot_removal(parsed: PythonFile) -> Iterator[Report]:
+    """`name.replace("..", ...)` on a name later joined to a folder: a blacklist, not a
+    containment check."""
+    for call, _name in parsed.calls:
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "replace"
+                and call.args and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, str) and ".." in call.args[0].value):
+            continue
+        function = parsed.flow.function_at(call)
+        if function is None:
+            continue
+        receivers = {n.id for n in ast.walk(call.func.value) if isinstance(n, ast.Name)}
+        if receivers & _joined_names(function, parsed):
+            yield (call, "warning", "Removing `..` from a name does not keep the path in its "
+                                    "folder: an absolute path (`/etc/passwd`), a drive "
+                                    "(`C:`) or a backslash still escapes it (path "
+                                    "traversal).",
+                   "Join, resolve, and check the result stays under the folder "
+                   "(Path(base, name).resolve().is_relative_to(base)), or keep only "
+                   "os.path.basename(name).")
 
 
 def _unsafe_extraction(parsed: PythonFile) -> Iterator[Report]:

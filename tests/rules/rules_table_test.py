@@ -140,6 +140,16 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      'def find(cur, clauses, params):\n'
      '    cur.execute("SELECT * FROM t WHERE " + " AND ".join(clauses), params)\n',
      {("python.sql-injection", W)}),
+    ("a value quoted by hand in as_sql", "app/lookups.py",
+     "class KeyTransform(Transform):\n    def as_sql(self, compiler, connection):\n"
+     "        lhs, params = compiler.compile(self.lhs)\n"
+     "        lookup = \"'%s'\" % self.key_name\n"
+     "        return '(%s -> %s)' % (lhs, lookup), params\n", {("python.sql-injection", W)}),
+    ("near: a quoted placeholder in a log message of a query function", "app/db.py",
+     "def run_query(cur, sql):\n    log.debug(\"running '%s'\", sql)\n"
+     "    return cur.execute(sql)\n", set()),
+    ("near: a quoted value outside SQL code", "app/msg.py",
+     "def greet(name):\n    return \"hello '%s'\" % name\n", set()),
     ("near: parameterised through a variable", "app/db.py",
      'def find(cur, name):\n    query = "SELECT * FROM users WHERE name = %s"\n'
      "    cur.execute(query, (name,))\n", set()),
@@ -166,6 +176,47 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "def read(path):\n    with open(path) as f:\n        return f.read()\n", set()),
     ("near: a command-line argument", "app/cli.py",
      "import sys\ndef main():\n    open(sys.argv[1]).read()\n", set()),
+    ("a probe of a folder joined with a parameter", "app/static.py",
+     "def loader(path):\n    full = os.path.join(ROOT, path)\n"
+     "    if os.path.isfile(full):\n        return full\n", {("python.path-traversal", I)}),
+    ("a Path method on a joined path", "app/static.py",
+     "def read(self, name):\n    return self.root.joinpath(name).open()\n",
+     {("python.path-traversal", I)}),
+    ("an else branch does not clear what the if branch joined", "app/static.py",
+     "def loader(path):\n    if path is not None:\n        path = os.path.join(ROOT, path)\n"
+     "    else:\n        path = ROOT\n    if os.path.isfile(path):\n"
+     "        return open(path)\n", {("python.path-traversal", I)}),
+    ("archive member names joined to the target folder", "app/archive.py",
+     "def extract(self, to_path):\n    for member in self._archive.getmembers():\n"
+     "        filename = os.path.join(to_path, member.name)\n"
+     "        os.makedirs(filename, exist_ok=True)\n", {("python.path-traversal", W)}),
+    ("near: archive member names checked against the folder", "app/archive.py",
+     "def extract(self, to_path):\n    for name in self._zip.namelist():\n"
+     "        target = os.path.realpath(os.path.join(to_path, name))\n"
+     "        if os.path.commonpath([target, to_path]) != to_path:\n            continue\n"
+     "        os.makedirs(target, exist_ok=True)\n", set()),
+    ("near: a probe of a path given whole, in a function taking a request", "app/adapters.py",
+     "def context(request, verify):\n    if os.path.isdir(verify):\n"
+     "        return {'ca_cert_dir': verify}\n", set()),
+    ("near: a parameter folder with a fixed file name", "app/config.py",
+     "def has_config(folder):\n    return os.path.exists(os.path.join(folder, 'setup.cfg'))\n",
+     set()),
+    ("commonprefix as a containment check", "app/static.py",
+     "def lookup(directory, path):\n    full = os.path.realpath(os.path.join(directory, path))\n"
+     "    if os.path.commonprefix([full, directory]) != directory:\n        return None\n"
+     "    return full\n", {("python.path-traversal", W)}),
+    ("near: commonpath as a containment check", "app/static.py",
+     "def lookup(directory, path):\n    full = os.path.realpath(os.path.join(directory, path))\n"
+     "    if os.path.commonpath([full, directory]) != directory:\n        return None\n"
+     "    return open(full)\n", set()),
+    ("near: commonprefix that checks nothing", "app/names.py",
+     "def stem(names):\n    return os.path.commonprefix(names)\n", set()),
+    ("'..' removed from a name joined to a folder", "app/download.py",
+     "def target(tmpdir, name):\n    while '..' in name:\n"
+     "        name = name.replace('..', '.')\n    return os.path.join(tmpdir, name)\n",
+     {("python.path-traversal", W)}),
+    ("near: '..' replaced in a version string", "app/version.py",
+     "def clean(version):\n    return version.replace('..', '.')\n", set()),
     ("tar extraction without a filter", "app/unpack.py",
      "import tarfile\ndef unpack(path, dest):\n    with tarfile.open(path) as tar:\n"
      "        tar.extractall(dest)\n", {("python.path-traversal", W)}),
