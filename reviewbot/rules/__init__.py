@@ -18,6 +18,7 @@ from reviewbot.rules import (
     patterns,
     python_ast,
     python_injection,
+    removed_guards,
     scanners,
     secrets,
     workflows,
@@ -42,7 +43,7 @@ from reviewbot.schema import (
 
 _ALL: tuple[Rule, ...] = (
     *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,
-    *workflows.RULES, *hygiene.RULES, *scanners.RULES,
+    *workflows.RULES, *hygiene.RULES, *removed_guards.RULES, *scanners.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.
 RULES: dict[str, Rule] = {rule.id: rule for rule in _ALL}

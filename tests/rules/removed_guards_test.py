@@ -1,0 +1,107 @@
+"""guard-removed: a change that takes escaping or sanitising off a value it keeps."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.rules.removed_guards import conjuncts, removals
+from tests.rules.conftest import findings
+
+GUARD = ("guard-removed", "warning")
+
+
+def _ids(path: str, old: str, new: str) -> set[tuple[str, str]]:
+    return {(f.rule_id, f.severity) for f in findings(path, new, old)
+            if f.rule_id == "guard-removed"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # django's {% debug %} before CVE-2022-22818 was fixed
+    ("    output = [escape(pformat(val)) for val in context]\n",
+     "    output = [pformat(val) for val in context]\n"),
+    # a name kept in another expression
+    ("    return _key_pattern.sub(' ', escape(key, quote=True))\n",
+     "    return _key_pattern.sub(' ', key.lower())\n"),
+    # a dict value rendered into a page
+    ("    'plaintext': escape(self.plaintext),\n", "    'plaintext': self.plaintext,\n"),
+    # a safe join replaced by a plain one
+    ("    path = safe_join(directory, path)\n", "    path = os.path.join(directory, path)\n"),
+    # a method that sanitises
+    ("    return os.path.join(tmp, self._sanitize(name))\n",
+     "    return os.path.join(tmp, name)\n"),
+])
+def test_a_guard_taken_off_a_kept_value_is_reported(old: str, new: str) -> None:
+    before = f"def f(self, directory, path, key, val, name, tmp):\n{old}"
+    after = f"def f(self, directory, path, key, val, name, tmp):\n{new}"
+    assert _ids("app/views.py", before, after) == {GUARD}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # another escape took its place
+    ("    return escape(name)\n", "    return html.escape(name)\n"),
+    ("    return escape(name)\n", "    return conditional_escape(name)\n"),
+    # the guard moved to another line of the hunk
+    ("    return '<b>%s</b>' % escape(name)\n",
+     "    safe = escape(name)\n    return '<b>%s</b>' % safe\n"),
+    # a guard renamed
+    ("    return quote(name, safe='')\n", "    return percent_encoded(name, safe='')\n"),
+    # a guard's own definition
+    ("def quote(name):\n    return name\n", "def percent(name):\n    return name\n"),
+    # the value went away with its guard
+    ("    return escape(name)\n", "    return ''\n"),
+    # nothing removed, only added
+    ("    pass\n", "    pass\n    x = name\n"),
+    # an escape call that spans lines is not read
+    ("    return escape(\n        name)\n", "    return name\n"),
+])
+def test_quiet_when_the_value_is_still_guarded_or_gone(old: str, new: str) -> None:
+    before = f"def f(name):\n{old}"
+    after = f"def f(name):\n{new}"
+    assert _ids("app/views.py", before, after) == set()
+
+
+def test_prose_is_not_read() -> None:
+    assert _ids("docs/notes.md", "Call escape(name) first.\n", "Call name first.\n") == set()
+
+
+def test_the_first_argument_is_read_through_brackets_and_strings() -> None:
+    found = list(removals("x = markupsafe.escape(fmt(a, ')'), quote=True) + quote(b)"))
+    assert [(r.guard, r.value) for r in found] == [("markupsafe.escape", "fmt(a, ')')"),
+                                                    ("quote", "b")]
+    assert list(removals("unescape(x); my_unsanitized(y); escape(")) == []
+
+
+def test_reported_on_the_added_line_that_replaced_the_removed_one() -> None:
+    old = ("def contains(field, value):\n"
+           "    return Like(field, StrWrapper(f'%{escape_like(value)}%'), escape='')\n")
+    new = ("def contains(field: Field, value: str) -> Criterion:\n"
+           "    return field.like(f'%{value}%')\n")
+    [finding] = [f for f in findings("app/executor.py", new, old)
+                 if f.rule_id == "guard-removed"]
+    assert finding.start_line == 2
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # django's order_by() before CVE-2021-35042 was fixed
+    ("    if '.' in item and ORDER_PATTERN.match(item):\n", "    if '.' in item:\n", {GUARD}),
+    ("    if (name && isValid(name)) {\n", "    if (name) {\n", {GUARD}),
+    ("    elif user and is_safe(path) and allowed(path):\n",
+     "    elif user and allowed(path):\n", {GUARD}),
+    # a condition that is not a check, dropped
+    ("    if ready and count > 3:\n", "    if ready:\n", set()),
+    # a check kept, another part dropped
+    ("    if PATTERN.match(item) and debug:\n", "    if PATTERN.match(item):\n", set()),
+    # a condition rewritten, not narrowed
+    ("    if a and PATTERN.match(b):\n", "    if c:\n", set()),
+    # `and` inside a call is not a conjunct
+    ("    if f(a and b) and is_ok(x):\n", "    if f(a and b) and is_ok(x) and y:\n", set()),
+])
+def test_a_check_dropped_from_a_condition(old: str, new: str,
+                                          expected: set[tuple[str, str]]) -> None:
+    assert _ids("app/query.js" if "{" in old else "app/query.py", f"x = 1\n{old}    pass\n",
+                f"x = 1\n{new}    pass\n") == expected
+
+
+def test_conjuncts_split_at_the_top_level_only() -> None:
+    assert conjuncts("if f(a and b) and x.is_ok():") == ("f(a and b)", "x.is_ok()")
+    assert conjuncts("x = a and b") is None
