@@ -405,8 +405,12 @@ def _tainted(node: ast.AST, flow: Flow) -> bool:
 
 
 def _joined_names(function: ast.AST, parsed: PythonFile) -> set[str]:
-    """The names a function puts after a base folder in a path."""
-    return {n.id for node in ast.walk(function) for part in _joined_parts(node, parsed)
+    """The names a function puts after a base folder with a path join (`join()`,
+    `joinpath()`, `/`; not `+` or an f-string, which build any kind of text)."""
+    return {n.id for node in ast.walk(function)
+            if not isinstance(node, ast.JoinedStr)
+            and not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add))
+            for part in _joined_parts(node, parsed)
             for n in ast.walk(part) if isinstance(n, ast.Name)}
 
 

@@ -12,9 +12,11 @@ works in any language and on code that does not parse.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import accumulate, islice
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import DiffLine, Hunk
@@ -33,6 +35,11 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # Where text is prose, not code.
 _PROSE = frozenset({"markdown", "rst", "text"})
 _MAX_VALUE = 200
+# A hunk rewriting a whole templating module can remove thousands of guard calls: the
+# first ones say what a reviewer needs to hear, and the work stays linear in the hunk.
+_MAX_PER_HUNK = 50
+_ALIKE_CHARS = 300
+_NEAR_LINES = 30
 
 
 @dataclass(frozen=True)
@@ -70,28 +77,41 @@ def _first_argument(line: str, start: int) -> str | None:
     return None
 
 
-def _keeps(text: str, value: str) -> bool:
-    """The added line still uses the value: the same expression, or the same name."""
+def _use_of(value: str) -> re.Pattern[str]:
+    """The value as code uses it: the same expression, or the same name (not a longer one,
+    not an attribute of something else)."""
     if _IDENTIFIER.fullmatch(value):
-        return re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", text) is not None
-    return value in text
+        return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w)")
+    return re.compile(re.escape(value))
 
 
-def _guarded(text: str, value: str) -> bool:
-    return any(_keeps(removal.value, value) or removal.value in value
-               for removal in removals(text, _GUARD_LIKE))
+def _keeps(text: str, value: str) -> bool:
+    return _use_of(value).search(text) is not None
+
+
+def _lines_using(added: tuple[DiffLine, ...], text: str, starts: list[int],
+                 value: str) -> list[DiffLine]:
+    """The added lines that use the value: one search over the hunk's added text."""
+    hits = {bisect_right(starts, match.start()) - 1 for match in _use_of(value).finditer(text)}
+    return [added[at] for at in sorted(hits)]
 
 
 def _unguarded(hunk: Hunk) -> Iterator[tuple[DiffLine, _Removal]]:
     added = hunk.added()
-    for removed in hunk.removed():
-        for removal in removals(removed.text):
-            if any(_guarded(line.text, removal.value) for line in added):
-                continue  # still guarded (moved, or another guard took its place)
-            keeping = [line for line in added if _keeps(line.text, removal.value)]
-            if keeping:
-                # The added line that replaced the removed one: the most alike.
-                yield max(keeping, key=lambda line: _alike(removed, line)), removal
+    text = "\n".join(line.text for line in added)
+    starts = list(accumulate((len(line.text) + 1 for line in added[:-1]), initial=0))
+    # What the added lines still pass to a guard (or to anything named like one).
+    still = [r.value for line in added for r in removals(line.text, _GUARD_LIKE)]
+    found = ((removed, removal) for removed in hunk.removed()
+             for removal in removals(removed.text))
+    for removed, removal in islice(found, _MAX_PER_HUNK):
+        if any(_keeps(value, removal.value) or _keeps(removal.value, value)
+               for value in still):
+            continue  # still guarded (moved, or another guard took its place)
+        keeping = _lines_using(added, text, starts, removal.value)
+        if keeping:
+            # The added line that replaced the removed one: the most alike.
+            yield max(keeping, key=lambda line: _alike(removed, line)), removal
 
 
 _CONDITION = re.compile(r"^\s*(?:el)?if\s*(?P<test>.+?)\s*:\s*(?:#.*)?$|"
@@ -124,19 +144,29 @@ def conjuncts(line: str) -> tuple[str, ...] | None:
 
 def _dropped_checks(hunk: Hunk) -> Iterator[tuple[DiffLine, str]]:
     """The validating parts of a removed `if` that the `if` replacing it no longer has."""
-    conditions = [(line, after) for line in hunk.added() if (after := conjuncts(line.text))]
-    for removed in hunk.removed():
-        before = conjuncts(removed.text)
-        if not conditions or not before or len(before) < 2:
+    lines = hunk.lines
+    conditions = [(at, line, after) for at, line in enumerate(lines)
+                  if line.kind == "add" and (after := conjuncts(line.text))]
+    if not conditions:
+        return
+    narrowed = ((at, removed, before) for at, removed in enumerate(lines)
+                if removed.kind == "del" and (before := conjuncts(removed.text))
+                and len(before) > 1)
+    for at, removed, before in islice(narrowed, _MAX_PER_HUNK):
+        # The `if` that replaced it is near it in the hunk, and the most alike there.
+        near = [(line, after) for where, line, after in conditions
+                if abs(where - at) <= _NEAR_LINES]
+        if not near:
             continue
-        line, after = max(conditions, key=lambda pair: _alike(removed, pair[0]))
+        line, after = max(near, key=lambda pair: _alike(removed, pair[0]))
         if set(after) < set(before):
             yield from ((line, part) for part in before
                         if part not in after and _CHECK_CALL.search(part))
 
 
 def _alike(first: DiffLine, second: DiffLine) -> float:
-    return SequenceMatcher(None, first.text, second.text, autojunk=False).ratio()
+    return SequenceMatcher(None, first.text[:_ALIKE_CHARS], second.text[:_ALIKE_CHARS],
+                           autojunk=False).ratio()
 
 
 @dataclass(frozen=True)

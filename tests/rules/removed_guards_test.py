@@ -105,3 +105,12 @@ def test_a_check_dropped_from_a_condition(old: str, new: str,
 def test_conjuncts_split_at_the_top_level_only() -> None:
     assert conjuncts("if f(a and b) and x.is_ok():") == ("f(a and b)", "x.is_ok()")
     assert conjuncts("x = a and b") is None
+
+
+def test_a_hunk_reports_at_most_fifty_removals() -> None:
+    old = "".join(f"    x{i} = escape(v{i})\n" for i in range(80))
+    new = "".join(f"    x{i} = v{i}\n" for i in range(80))
+    found = [f for f in findings("app/big.py", f"def f():\n{new}", f"def f():\n{old}")
+             if f.rule_id == "guard-removed"]
+    assert len(found) == 50
+    assert {f.start_line for f in found} == set(range(2, 52))

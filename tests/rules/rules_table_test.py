@@ -217,6 +217,9 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("python.path-traversal", W)}),
     ("near: '..' replaced in a version string", "app/version.py",
      "def clean(version):\n    return version.replace('..', '.')\n", set()),
+    ("near: '..' replaced in a name that is only concatenated", "app/version.py",
+     "def tag(version):\n    version = version.replace('..', '.')\n"
+     "    return 'v' + version + f'/{version}'\n", set()),
     ("tar extraction without a filter", "app/unpack.py",
      "import tarfile\ndef unpack(path, dest):\n    with tarfile.open(path) as tar:\n"
      "        tar.extractall(dest)\n", {("python.path-traversal", W)}),
