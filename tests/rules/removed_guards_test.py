@@ -114,3 +114,11 @@ def test_a_hunk_reports_at_most_fifty_removals() -> None:
              if f.rule_id == "guard-removed"]
     assert len(found) == 50
     assert {f.start_line for f in found} == set(range(2, 52))
+
+
+def test_a_condition_is_paired_only_with_an_if_near_it() -> None:
+    before = "".join(f"    y{i} = {i}\n" for i in range(40))
+    after = "".join(f"    y{i} = {i + 1}\n" for i in range(40))
+    old = f"    if a and is_ok(b):\n        pass\n{before}"
+    new = f"{after}    if a:\n        pass\n"
+    assert _ids("app/far.py", f"def f():\n{new}", f"def f():\n{old}") == set()

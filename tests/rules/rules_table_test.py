@@ -198,6 +198,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("near: a probe of a path given whole, in a function taking a request", "app/adapters.py",
      "def context(request, verify):\n    if os.path.isdir(verify):\n"
      "        return {'ca_cert_dir': verify}\n", set()),
+    ("a match case's join survives the other case", "app/static.py",
+     "def read(path, kind):\n    match kind:\n        case 'a':\n"
+     "            path = os.path.join(ROOT, path)\n        case _:\n            path = ROOT\n"
+     "    return open(path)\n", {("python.path-traversal", I)}),
+    ("an f-string path with a parameter after the folder", "app/store.py",
+     "def read(name):\n    return open(f'{ROOT}/{name}').read()\n",
+     {("python.path-traversal", I)}),
+    ("near: an f-string path whose parameter is the folder", "app/store.py",
+     "def read(root):\n    return open(f'{root}/setup.cfg').read()\n", set()),
+    ("near: '..' replaced at module level", "app/names.py",
+     "NAME = RAW.replace('..', '.')\nPATH = os.path.join(BASE, NAME)\n", set()),
     ("near: a parameter folder with a fixed file name", "app/config.py",
      "def has_config(folder):\n    return os.path.exists(os.path.join(folder, 'setup.cfg'))\n",
      set()),
