@@ -208,10 +208,13 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
         if id(node) in reported:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if id(node) in templates and _SINGLE_QUOTED_PLACEHOLDER.search(node.value) \
+            quoted = _SINGLE_QUOTED_PLACEHOLDER.search(node.value)
+            if id(node) in templates and quoted \
                     and _SQL_FUNCTION.search(_function_name(parsed, node)):
+                # Quote the placeholder, not the template: a clipped template could show
+                # part of a secret that redaction no longer recognises.
                 yield (node, "warning", "A value is put between quotes in SQL by string "
-                                        f"formatting (`{node.value.strip()[:40]}`) in "
+                                        f"formatting (`{quoted.group(0)}`) in "
                                         f"`{_function_name(parsed, node)}`: a quote in the "
                                         "value ends the literal and the rest is SQL "
                                         "(SQL injection).",

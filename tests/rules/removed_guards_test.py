@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from reviewbot.cli import main
 from reviewbot.rules.removed_guards import conjuncts, removals
+from tests.conftest import GitFixture
 from tests.rules.conftest import findings
 
 GUARD = ("guard-removed", "warning")
@@ -122,3 +127,25 @@ def test_a_condition_is_paired_only_with_an_if_near_it() -> None:
     old = f"    if a and is_ok(b):\n        pass\n{before}"
     new = f"{after}    if a:\n        pass\n"
     assert _ids("app/far.py", f"def f():\n{new}", f"def f():\n{old}") == set()
+
+
+def test_the_code_it_quotes_is_redacted_everywhere(repo: GitFixture, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The messages quote removed code: a secret in it leaves the process redacted."""
+    key, token = "AKIAQWERTYUIOPASDFGH", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    repo.write("app/v.py", f"def f(request):\n    x = escape('{key}' + request.name)\n"
+                           f"    if a and is_ok('{token}'):\n        pass\n")
+    repo.stage()
+    repo.commit()
+    repo.write("app/v.py", f"def f(request):\n    x = '{key}' + request.name\n"
+                           "    if a:\n        pass\n")
+    repo.stage()
+    runs = tmp_path / "runs"
+    main(["--repo", str(repo.root), "--mode", "staged", "--offline", "--format", "json",
+          "--output-dir", str(runs)])
+    out = capsys.readouterr().out
+    messages = [f["message"] for f in json.loads(out)["findings"]
+                if f["rule_id"] == "guard-removed"]
+    assert len(messages) == 2 and all("[REDACTED]" in m for m in messages)
+    written = [out, *(p.read_text() for p in runs.rglob("*") if p.is_file())]
+    assert not any(key in text or token in text for text in written)
