@@ -3,7 +3,12 @@ repository (about 900 files, 135,000 lines by default), reviewed by the hook
 (`reviewbot --mode staged --offline`): wall time, peak memory (RSS) and the size of the
 run's artifacts, at several sizes to show how they grow.
 
-    python bench/large_change.py [--lines 135000] [--cache bench/.cache]
+Memory is the peak RSS of the largest single process (reviewbot, its rule worker, git),
+from the kernel, and the peak of the process tree's summed proportional set size (PSS,
+sampled every 10 ms from /proc): a forked worker shares pages with its parent, which RSS
+would count twice and PSS splits between them.
+
+    python bench/large_change.py [--lines 135000] [--processes N] [--cache bench/.cache]
 
 Django comes from PyPI (the bench cache), so none of the code was written for reviewbot.
 """
@@ -17,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -53,40 +59,83 @@ def stage(files: list[Path], source_root: Path, repo: Path, lines: int) -> tuple
     return count, total
 
 
-def measure(repo: Path, runs: Path) -> tuple[float, int, int]:
-    """Seconds, peak RSS in KB (of the reviewbot process), bytes of artifacts."""
+def measure(repo: Path, runs: Path, processes: int | None) -> tuple[float, int, int, int]:
+    """Seconds, peak RSS in KB (the largest single process), peak of the process tree's summed
+    PSS in KB (sampled), bytes of artifacts."""
     command = [str(Path(sys.executable).parent / "reviewbot"), "--mode", "staged",
                "--offline", "--quiet", "--output-dir", str(runs)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if processes is not None:
+        config = runs.parent / f"processes-{processes}.toml"
+        config.write_text(f"[limits]\nprocesses = {processes}\n")
+        env["REVIEWBOT_CONFIG"] = str(config)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
-    subprocess.run(command, cwd=repo, env=env, stdout=subprocess.DEVNULL, check=False)
+    process = subprocess.Popen(command, cwd=repo, env=env, stdout=subprocess.DEVNULL)
+    tree_peak = [0]
+    sampler = threading.Thread(target=_sample_tree, args=(process, tree_peak), daemon=True)
+    sampler.start()
+    process.wait()
     seconds = time.perf_counter() - started
+    sampler.join()
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     newest = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
     size = sum(p.stat().st_size for p in newest.iterdir())
-    return seconds, max(peak, before), size
+    return seconds, max(peak, before), tree_peak[0], size
+
+
+def _sample_tree(process: subprocess.Popen[bytes], peak: list[int]) -> None:
+    while process.poll() is None:
+        peak[0] = max(peak[0], sum(_pss_kb(pid) for pid in _tree(process.pid)))
+        time.sleep(0.01)
+
+
+def _tree(pid: int) -> list[int]:
+    pids, at = [pid], 0
+    while at < len(pids):
+        try:
+            children = Path(f"/proc/{pids[at]}/task/{pids[at]}/children").read_text().split()
+        except OSError:
+            children = []
+        pids += [int(child) for child in children]
+        at += 1
+    return pids
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0
+    line = next((line for line in status.splitlines() if line.startswith("Pss:")), "")
+    return int(line.split()[1]) if line else 0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=135_000)
+    parser.add_argument("--processes", type=int, default=None,
+                        help="limits.processes for the runs (default: reviewbot's default)")
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="reviewbot-large-"))
     try:
         files = django_files(args.cache, work)
-        print("| staged change | files | lines | seconds | peak RSS MB | artifacts MB |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        print("| staged change | files | lines | seconds | peak RSS MB (largest process) "
+              "| peak PSS MB (processes summed) | artifacts MB |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for share in (4, 2, 1):
             lines = args.lines // share
             repo = work / f"repo-{lines}"
             count, total = stage(files, work / "django-src", repo, lines)
             # One run per process: ru_maxrss of children is the largest so far, so sizes
             # are measured from the smallest up.
-            seconds, peak_kb, size = measure(repo, work / f"runs-{lines}")
+            runs = work / f"runs-{lines}"
+            runs.mkdir()
+            seconds, peak_kb, tree_kb, size = measure(repo, runs, args.processes)
             print(f"| {share and f'1/{share}' if share > 1 else 'all'} | {count} | {total:,} | "
-                  f"{seconds:.1f} | {peak_kb / 1024:.0f} | {size / 1e6:.1f} |")
+                  f"{seconds:.1f} | {peak_kb / 1024:.0f} | {tree_kb / 1024:.0f} "
+                  f"| {size / 1e6:.1f} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

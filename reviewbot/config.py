@@ -78,6 +78,7 @@ class LimitsSection(_Section):
     concurrency: int = Field(default=4, ge=1, le=32)
     context_unit_tokens: int = Field(default=6000, ge=100, le=200_000)
     context_run_tokens: int = Field(default=60000, ge=100, le=2_000_000)
+    processes: int = Field(default=2, ge=1, le=64)
 
 
 class FileConfig(_Section):
@@ -131,6 +132,8 @@ class Limits:
     concurrency: int = 4
     context_unit_tokens: int = 6000
     context_run_tokens: int = 60000
+    # Processes the rules may use on a large change (at most one per CPU; 1: no fork).
+    processes: int = 2
 
 
 @dataclass(frozen=True)

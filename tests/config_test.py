@@ -111,6 +111,15 @@ def test_user_tier_chooses_model_endpoint_and_limits(root: Path, home: Path) -> 
     assert lowered.limits.max_model_calls == 5
 
 
+def test_processes_are_the_users_to_raise(root: Path, home: Path) -> None:
+    assert load(root, home).limits.processes == 2
+    assert load(root, home, repo="[limits]\nprocesses = 64\n").limits.processes == 2
+    assert load(root, home, repo="[limits]\nprocesses = 1\n").limits.processes == 1
+    (root / ".reviewbot.toml").unlink()
+    assert load(root, home, user="[limits]\nprocesses = 4\n").limits.processes == 4
+    assert "greater than or equal to 1" in error(root, home, "[limits]\nprocesses = 0\n")
+
+
 def test_key_goes_only_where_the_user_sent_it(root: Path, home: Path) -> None:
     user_choice = load(root, home, REVIEWBOT_MODEL="gpt-4o-mini")
     settings = model_settings(user_choice, {"OPENAI_API_KEY": KEY})

@@ -13,6 +13,7 @@ from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import Header, definition_headers
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
+from reviewbot.processes import map_in_processes
 from reviewbot.rules import (
     hygiene,
     patterns,
@@ -31,7 +32,7 @@ from reviewbot.rules.base import (
     is_minified,
     suppressed,
 )
-from reviewbot.rules.tagging import apply, assess, has_generated_banner
+from reviewbot.rules.tagging import Assessment, apply, assess, has_generated_banner
 from reviewbot.schema import (
     Finding,
     HistoryLine,
@@ -65,40 +66,77 @@ class _Anchored:
     unit_id: str
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """One file's outcome. Plain data: it is computed in whichever process checked the file
+    and comes back by pickle."""
+
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    # One per unit of the file, in the file's order.
+    assessments: tuple[Assessment, ...]
+
+
+# Below this many characters of files to check (about 25,000 lines), a second process saved
+# nothing measurable (bench/large_change.py, bench/hook_latency.py): forking and the pool's
+# import take ~20 ms and the other stages stay on one core. Above it, time drops by a fifth.
+PARALLEL_MIN_CHARS = 1_000_000
+
+
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
               history: Iterable[HistoryLine] = ()) -> RulesResult:
     """Tag and rate every unit and collect the findings rules can make on added lines (and,
-    for a range of commits, on lines a commit added and a later one removed)."""
+    for a range of commits, on lines a commit added and a later one removed). A large change
+    is checked on more than one core (`limits.processes`); the result is the same."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
-    findings: list[Finding] = []
-    docstrings: dict[str, frozenset[int]] = {}
-    headers: dict[str, tuple[Header, ...]] = {}
-    notes: list[str] = []
-    for change in _file_changes(kept, read_new):
-        findings += _check_file(change, config)
-        notes += change.notes
-        if change.language == "python":
-            docstrings[change.path] = docstring_lines(change.python_tree)
-            # A new file's hunk holds every definition line already.
-            if any(unit.patch_type != "add" for unit in change.units):
-                headers[change.path] = definition_headers(change.python_tree,
-                                                          change.new_text)
-            if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
-                notes.append(f"{change.path} is not Python 3 that parses "
-                             f"({change.python_error}): checked with line patterns only")
+    changes = _file_changes(kept, read_new)
+    # Read here, once: the workers start with the files in memory (and the context step
+    # reads them again from the same cache).
+    weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
+    processes = config.limits.processes if sum(weights) >= PARALLEL_MIN_CHARS else 1
+    if processes > 1:
+        secrets.load_detectors()
+    checked = map_in_processes(partial(_check_change, config=config), changes, weights,
+                               processes)
+    findings = [finding for outcome in checked for finding in outcome.findings]
     findings += _history_findings(history, config)
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
-    by_unit: dict[str, list[Finding]] = {}
-    for finding in findings:
-        by_unit.setdefault(finding.unit_id or "", []).append(finding)
-    rated = tuple(
-        apply(u, assess(u, by_unit.get(u.unit_id, []), docstrings.get(u.file_path, frozenset()),
-                        headers.get(u.file_path, ())))
-        for u in kept)
+    assessed = {unit.unit_id: assessment for change, outcome in zip(changes, checked,
+                                                                    strict=True)
+                for unit, assessment in zip(change.units, outcome.assessments, strict=True)}
+    rated = tuple(apply(u, assessed.get(u.unit_id) or assess(u, [])) for u in kept)
+    notes = [note for outcome in checked for note in outcome.notes]
     return RulesResult(units=rated, findings=tuple(findings),
                        ignored_units=len(all_units) - len(kept),
                        notes=tuple(dict.fromkeys(notes)))
+
+
+def _added_chars(change: FileChange) -> int:
+    return sum(len(line.text) for line in change.added)
+
+
+def _check_change(change: FileChange, config: Config) -> _Checked:
+    """A file's findings, notes and the assessment of each of its units."""
+    findings = sorted(_check_file(change, config), key=lambda f: (f.start_line, f.rule_id))
+    notes = list(change.notes)
+    docstrings: frozenset[int] = frozenset()
+    headers: tuple[Header, ...] = ()
+    if change.language == "python":
+        docstrings = docstring_lines(change.python_tree)
+        # A new file's hunk holds every definition line already.
+        if any(unit.patch_type != "add" for unit in change.units):
+            headers = definition_headers(change.python_tree, change.new_text)
+        if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
+            notes.append(f"{change.path} is not Python 3 that parses "
+                         f"({change.python_error}): checked with line patterns only")
+    by_unit: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_unit.setdefault(finding.unit_id or "", []).append(finding)
+    assessments = tuple(assess(unit, by_unit.get(unit.unit_id, []), docstrings, headers)
+                        for unit in change.units)
+    change.release()
+    return _Checked(findings=tuple(findings), notes=tuple(notes), assessments=assessments)
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:

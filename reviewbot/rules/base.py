@@ -140,6 +140,13 @@ class FileChange:
         """Why the new side does not parse ("line 3: invalid syntax"), or None."""
         return self._python_parse[1]
 
+    def release(self) -> None:
+        """Drop the parsed tree and the analyses built on it, once the file is checked: a
+        large change then holds one file's trees at a time, not every file's."""
+        self.memo.clear()
+        for name in ("python_tree", "_python_parse"):
+            self.__dict__.pop(name, None)
+
     @cached_property
     def _python_parse(self) -> tuple[ast.Module | None, str | None]:
         text = self.new_text

@@ -52,6 +52,12 @@ def _plugins() -> tuple[BasePlugin, ...]:
     return tuple(cls() for cls in classes if cls.__name__ not in _SKIPPED)
 
 
+def load_detectors() -> None:
+    """Load detect-secrets' plugins now: before a run forks its workers, so that each does
+    not load its own (~25 ms)."""
+    _plugins()
+
+
 @contextmanager
 def _without_requests() -> Iterator[None]:
     """detect-secrets imports `requests` (~0.1 s, a third of the hook's rule time) only to

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import reviewbot.rules as rules_engine
 from reviewbot.cli import main
-from reviewbot.config import Config, RuleSetting, load_config
+from reviewbot.config import Config, Limits, RuleSetting, load_config
+from reviewbot.diff import parse_units
 from reviewbot.errors import ConfigError
-from reviewbot.rules import _ALL, RULES
+from reviewbot.processes import usable_processes
+from reviewbot.rules import _ALL, RULES, run_rules
+from reviewbot.rules.base import FileChange
+from reviewbot.schema import RulesResult
 from tests.conftest import GitFixture
-from tests.rules.conftest import findings, review
+from tests.rules.conftest import findings, make_diff, review
 
 RISKY = 'import subprocess\nsubprocess.run(f"ls {p}", shell=True)\n'
 
@@ -162,3 +169,41 @@ def test_a_build_line_is_reported_when_only_it_changed() -> None:
     [finding] = findings("app/run.py", new, old)
     assert (finding.start_line, finding.severity) == (3, "error")
     assert "used by `subprocess.Popen` on line 4" in finding.message
+
+
+def _many_files() -> dict[str, str]:
+    files = {f"src/mod{n}.py": f"def f{n}(p):\n    import os\n    os.system('ls ' + p)\n"
+             f"    token = 'ghp_{'a1B2' * 9}'\n    return token\n" for n in range(5)}
+    files["src/broken.py"] = "print 'python 2'\n"
+    files["tests/test_x.py"] = "def test_x(p):\n    eval(p)\n"
+    files["web/app.js"] = "el.innerHTML = userInput;\n"
+    return files
+
+
+@pytest.mark.skipif(usable_processes(2) < 2, reason="forking needs Linux and a second CPU")
+@pytest.mark.parametrize("processes", [2, 3])
+def test_checking_in_processes_gives_the_result_of_one_process(
+        monkeypatch: pytest.MonkeyPatch, processes: int) -> None:
+    monkeypatch.setattr(rules_engine, "PARALLEL_MIN_CHARS", 0)
+    files = _many_files()
+    units = [unit for path, text in files.items() for unit in parse_units(make_diff(path, text))]
+
+    def run(count: int) -> RulesResult:
+        config = replace(Config(), limits=replace(Limits(), processes=count))
+        return run_rules(units, files.get, config)
+
+    alone, split = run(1), run(processes)
+    assert split == alone
+    assert {f.file_path for f in alone.findings} >= {"src/mod0.py", "src/mod4.py",
+                                                     "web/app.js"}
+    assert any("broken.py" in note for note in alone.notes)
+
+
+def test_a_checked_file_lets_go_of_its_tree_and_can_parse_again() -> None:
+    change = FileChange(path="a.py", language="python", tags=frozenset(), units=(),
+                        read_new=lambda: "x = 1\n")
+    assert change.python_tree is not None
+    change.memo["python_file"] = object()
+    change.release()
+    assert "_python_parse" not in change.__dict__ and not change.memo
+    assert isinstance(change.python_tree, ast.Module)
