@@ -300,6 +300,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     parser.add_argument("--only", choices=("fixes", "releases"))
+    parser.add_argument("--round", type=int, action="append", dest="rounds",
+                        help="only the vulnerability fixes of this round (0: the fixes the "
+                             "rules were written against); repeatable")
     parser.add_argument("--list", action="store_true",
                         help="print every finding one tool makes on ordinary changes that "
                              "the other does not")
@@ -312,7 +315,7 @@ def main() -> None:
     try:
         if args.only != "releases":
             fixes = []
-            for fix in FIXES:
+            for fix in (f for f in FIXES if args.rounds is None or f.round in args.rounds):
                 print(f"vulnerability fix: {fix.name} ...", file=sys.stderr)
                 fixes.append(review_fix(fix, args.cache, work))
             print_fixes(fixes)
