@@ -12,7 +12,8 @@ Two corpora, both from PyPI releases (nothing here was written to match either t
 
 bandit runs on the whole new file and is then held to the added lines, as reviewbot is.
 
-    python bench/bandit_parity.py [--cache bench/.cache] [--only fixes|releases] [--list]
+    python bench/bandit_parity.py [--cache bench/.cache] [--only fixes|releases]
+        [--round N] [--list]
 """
 
 from __future__ import annotations

@@ -59,9 +59,12 @@ class Result:
 def fetch(registry: str, package: str, version: str, cache: Path) -> Path:
     """The release archive, downloaded once into the cache."""
     cache.mkdir(parents=True, exist_ok=True)
-    prefix = f"{package.replace('-', '_')}-{version}"
-    found = [p for p in cache.iterdir() if p.name.lower().startswith(prefix.lower())
-             or p.name.lower().startswith(f"{package}-{version}".lower())]
+    prefixes = {f"{package.replace('-', '_')}-{version}".lower(),
+                f"{package}-{version}".lower()}
+    # Exactly this version: "django-3.2" must not find Django-3.2.1's wheel.
+    found = [p for p in cache.iterdir() for prefix in prefixes
+             if p.name.lower().startswith(prefix)
+             and p.name[len(prefix):].startswith(("-", ".tar", ".zip", ".tgz"))]
     if found:
         return found[0]
     if registry == "pypi":
