@@ -227,6 +227,14 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
                        "Use the driver's parameters, unquoted: \"... WHERE name = %s\" "
                        "with cursor.execute(query, (name,)).")
             continue
+        if bound := _binds_into_text(parsed, node):
+            yield (node, "warning", "Query parameters are formatted into the SQL text "
+                                    f"(`{bound[0]} % {bound[1]}`): each value becomes SQL, "
+                                    "not data, so a quote in it changes the query "
+                                    "(SQL injection).",
+                   "Return the SQL and its params apart and let the driver bind them; a value "
+                   "that cannot be bound must be checked or quoted by the backend.")
+            continue
         if not isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) or not is_formatted(node):
             continue
         text = literal_text(node, parsed.constants)
@@ -235,6 +243,37 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
             yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
                                     "a database with values from input, that is SQL injection.",
                    "Keep the query constant and pass values as parameters.")
+
+
+# `sql % params`: the names of a query's text and of its bind parameters, exactly (Django's
+# `template % template_params` and `lhs_sql % lhs_params` compose SQL, not values).
+_SQL_TEXT_NAMES = frozenset({"sql", "query", "stmt", "statement"})
+_PARAMS_NAMES = frozenset({"params", "parameters", "args", "sql_params", "query_params"})
+# Where a query is filled in to be shown, not run.
+_DISPLAY_FUNCTIONS = re.compile(r"^(__str__|__repr__|last_executed_query|mogrify)$|debug")
+
+
+def _binds_into_text(parsed: PythonFile, node: ast.AST) -> tuple[str, str] | None:
+    """`sql % params` (or `% tuple(params)`) outside a function that only displays it: the
+    two names."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mod):
+        return None
+    right = node.right
+    if (isinstance(right, ast.Call) and isinstance(right.func, ast.Name)
+            and right.func.id in ("tuple", "list") and len(right.args) == 1):
+        right = right.args[0]
+    names = _bare_name(node.left), _bare_name(right)
+    if (names[0] in _SQL_TEXT_NAMES and names[1] in _PARAMS_NAMES
+            and not _DISPLAY_FUNCTIONS.search(_function_name(parsed, node))):
+        return names
+    return None
+
+
+def _bare_name(node: ast.AST) -> str:
+    """`sql` for `sql` and for `self.sql`."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _format_templates(nodes: tuple[ast.AST, ...]) -> set[int]:

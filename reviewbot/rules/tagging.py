@@ -46,7 +46,9 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
         ("permissions", r"\b(permission\w*|acl|is_admin|is_superuser|role\w*|privilege\w*|"
                         r"chmod|chown|umask|setuid|sudo)\b"),
         ("deserialisation", r"\b(pickle|marshal|shelve|yaml\.(unsafe_)?load|"
-                            r"unserialize|ObjectInputStream|readObject|jsonpickle|dill)\b"),
+                            r"unserialize|ObjectInputStream|readObject|jsonpickle|dill)\b|"
+                            # A class looked up by a name that came with the data.
+                            r"\b(sys\.modules\s*\[|__import__\s*\()"),
         ("subprocess", r"\b(subprocess|os\.system|os\.popen|popen|child_process|execSync|"
                        r"spawn\w*|Runtime\.getRuntime|exec\.Command|shell\s*=\s*True|"
                        r"check_output|check_call|getoutput|create_subprocess_\w+|pty|shlex|"

@@ -150,6 +150,20 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "    return cur.execute(sql)\n", set()),
     ("near: a quoted value outside SQL code", "app/msg.py",
      "def greet(name):\n    return \"hello '%s'\" % name\n", set()),
+    ("bind parameters formatted into the SQL text", "app/lookups.py",
+     "class HasKey(Lookup):\n    def as_oracle(self, compiler, connection):\n"
+     "        sql, params = self.as_sql(compiler, connection)\n"
+     "        return sql % tuple(params), []\n", {("python.sql-injection", W)}),
+    ("bind parameters formatted into a query attribute", "app/raw.py",
+     "def render(self):\n    return self.query % self.params\n", {("python.sql-injection", W)}),
+    ("near: a query shown by __str__ or last_executed_query", "app/sql.py",
+     "class Query:\n    def __str__(self):\n        sql, params = self.sql_with_params()\n"
+     "        return sql % params\n"
+     "def last_executed_query(cursor, sql, params):\n    return sql % tuple(params)\n", set()),
+    ("near: SQL fragments composed by template", "app/expr.py",
+     "def as_sql(self, compiler, connection, template_params):\n"
+     "    lhs_sql, lhs_params = compiler.compile(self.lhs)\n"
+     "    return self.template % template_params, lhs_sql % lhs_params\n", set()),
     ("near: parameterised through a variable", "app/db.py",
      'def find(cur, name):\n    query = "SELECT * FROM users WHERE name = %s"\n'
      "    cur.execute(query, (name,))\n", set()),

@@ -158,6 +158,8 @@ def test_security_patterns_survive_lowering() -> None:
     ("    if os.path.commonpath([full, root]) != root:", "file paths"),
     ("    parts = [p for p in path.split('/') if p != '..']", "file paths"),
     ("    return clean_html(value)", "templates/html"),
+    ("    cls = getattr(sys.modules[exc['exc_module']], exc['exc_type'])", "deserialisation"),
+    ("    module = __import__(name)", "deserialisation"),
 ])
 def test_security_sensitive_reasons(line: str, reason: str) -> None:
     [unit] = review("app/x.py", f"def f(x):\n{line}\n").units
