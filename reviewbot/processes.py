@@ -9,7 +9,8 @@ Forking only on Linux (macOS's system libraries are not fork-safe, Windows canno
 only with a second CPU this process may use, and only when the caller says the work repays
 it. A worker that dies (killed, out of memory) costs time, not results: its share is
 computed again here. An exception raised by the work itself is raised here, as it would be
-without a second process.
+without a second process. One map at a time per process: the work is handed to the workers
+through a module variable.
 """
 
 from __future__ import annotations
