@@ -16,6 +16,7 @@ from reviewbot.errors import ConfigError
 from reviewbot.processes import usable_processes
 from reviewbot.rules import _ALL, RULES, run_rules
 from reviewbot.rules.base import FileChange
+from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import RulesResult
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff, review
@@ -207,3 +208,19 @@ def test_a_checked_file_lets_go_of_its_tree_and_can_parse_again() -> None:
     change.release()
     assert "_python_parse" not in change.__dict__ and not change.memo
     assert isinstance(change.python_tree, ast.Module)
+
+
+@pytest.mark.skipif(usable_processes(2) < 2, reason="forking needs Linux and a second CPU")
+def test_secrets_a_worker_finds_are_redacted_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The redaction pass learns each secret from the findings the parent receives: a
+    secret found in the worker's share is redacted like one found here."""
+    monkeypatch.setattr(rules_engine, "PARALLEL_MIN_CHARS", 0)
+    tokens = {f"src/k{n}.py": f"ghp_{chr(97 + n) * 4}{'Z9y8' * 8}" for n in range(4)}
+    files = {path: f'TOKEN = "{token}"\n' for path, token in tokens.items()}
+    units = [unit for path, text in files.items() for unit in parse_units(make_diff(path, text))]
+    config = replace(Config(), limits=replace(Limits(), processes=2))
+    result = run_rules(units, files.get, config)
+    assert {f.file_path for f in result.findings if f.category == "secrets"} == set(tokens)
+    assert secret_values(result.units, result.findings) >= set(tokens.values())
+    dumped = "".join(f.model_dump_json() for f in result.findings)
+    assert not any(token in dumped for token in tokens.values())
