@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 
 from reviewbot.rules.python_ast import (
     PythonFile,
@@ -161,6 +162,111 @@ def _shell_message(use: Use) -> str:
     if string_kind(use.value) == "constant":
         return message + "."
     return message + " with a command that is not a constant."
+
+
+# --- options -----------------------------------------------------------------------------
+
+# Programs that read a later argument starting with `-` as an option, some of which run
+# commands: git's `--upload-pack=CMD`, hg's `--config=alias...`, ssh's
+# `-oProxyCommand=CMD`, rsync's `-e CMD`, tar's `--checkpoint-action=exec=CMD`, find's
+# `-exec`. A shell is not needed for a value to become an option.
+_OPTION_PROGRAMS = frozenset({"git", "hg", "svn", "bzr", "ssh", "scp", "sftp", "rsync",
+                              "curl", "wget", "tar", "zip", "unzip", "find", "sendmail"})
+# A version-control command run by a variable program (`[vcs, "checkout", rev]`).
+_VCS_COMMANDS = frozenset({"clone", "checkout", "fetch", "pull", "push", "archive",
+                           "ls-remote", "export", "update"})
+_ARGV_VARARGS = frozenset({"asyncio.create_subprocess_exec"})
+
+
+def _option_injection(parsed: PythonFile) -> Iterator[Report]:
+    for call, name in parsed.scope_calls:
+        argv = _argv(call, name)
+        if not argv or not _takes_options(argv):
+            continue
+        for before, element in pairwise(argv):
+            if isinstance(element, ast.Constant) and element.value == "--":
+                break  # everything after `--` is an operand
+            if (isinstance(element, ast.Starred) or string_kind(element) == "constant"
+                    or _fused_option(element) or _option_value(before)):
+                continue
+            use = use_of(parsed, call, name, element)
+            if use.source is None or _dash_checked(parsed, call, element):
+                continue
+            severity: Severity = "warning" if use.source in _OUTSIDE else "info"
+            yield from _report(parsed, use, severity, (
+                f"`{name}` passes a value{_from(use.source)} to `{_program(argv)}` where "
+                "it is read as an option if it starts with `-` (argument injection: "
+                "`--upload-pack=`, `--config=`, `-oProxyCommand=` run commands)."), (
+                "Put \"--\" before the values (e.g. [\"git\", \"checkout\", \"--\", rev]) "
+                "or pass them fused to their option (f\"--rev={rev}\"), and reject values "
+                "starting with \"-\"."))
+            break  # one finding per command
+
+
+def _argv(call: ast.Call, name: str) -> list[ast.expr] | None:
+    """The argument list of a command run without a shell, when it is written out."""
+    if name in _ARGV_VARARGS:
+        return list(call.args)
+    if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+        return None
+    arg = first_arg(call, "args")
+    return list(arg.elts) if isinstance(arg, ast.List | ast.Tuple) else None
+
+
+def _takes_options(argv: list[ast.expr]) -> bool:
+    program = argv[0]
+    if isinstance(program, ast.Constant) and isinstance(program.value, str):
+        return _base_program(program.value) in _OPTION_PROGRAMS
+    return (len(argv) > 1 and isinstance(argv[1], ast.Constant)
+            and argv[1].value in _VCS_COMMANDS)
+
+
+def _base_program(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+
+
+def _program(argv: list[ast.expr]) -> str:
+    program = argv[0]
+    if isinstance(program, ast.Constant) and isinstance(program.value, str):
+        return _base_program(program.value)
+    # A name only: the message never quotes an expression that could hold a secret.
+    runner = program.id if isinstance(program, ast.Name) else "a program"
+    return f"{runner} {argv[1].value}"  # type: ignore[attr-defined]
+
+
+def _fused_option(node: ast.expr) -> bool:
+    """`f"--rev={rev}"`, `"-r" + rev`, `"--rev=%s" % rev`: the value is the option's."""
+    first: ast.expr | None = None
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        first = node.left
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+          and node.func.attr == "format"):
+        first = node.func.value
+    return (isinstance(first, ast.Constant) and isinstance(first.value, str)
+            and first.value.startswith("-"))
+
+
+def _option_value(before: ast.expr) -> bool:
+    """After `-C`, `--depth`: most likely that option's value, which a parser does not read
+    as an option (quiet where unsure)."""
+    return (isinstance(before, ast.Constant) and isinstance(before.value, str)
+            and before.value.startswith("-") and "=" not in before.value)
+
+
+def _dash_checked(parsed: PythonFile, call: ast.Call, element: ast.expr) -> bool:
+    """The function tests the value for a leading `-` (`if rev.startswith("-"): raise`)."""
+    names = {n.id for n in ast.walk(element) if isinstance(n, ast.Name)}
+    function = parsed.flow.function_at(call)
+    for node in ast.walk(function) if function is not None else ():
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "startswith" and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in names and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and str(node.args[0].value).startswith("-")):
+            return True
+    return False
 
 
 # --- SQL ---------------------------------------------------------------------------------
@@ -626,6 +732,9 @@ RULES = (
          (line_pattern(r"\b(os\.(system|popen)|commands\.getoutput)\s*\((?!\s*(['\"])[^'\"]*\3"
                        r"\s*\))|shell\s*=\s*True", "A command is run through a shell.",
                        "warning"),)),
+    rule("python.option-injection", "Input read as a command's option", "warning", "security",
+         "A value starting with `-` is an option to git, hg, ssh and the like, and some "
+         "options run commands.", _option_injection),
     rule("python.sql-injection", "SQL built by string formatting", "warning", "security",
          "Formatted SQL lets values change the query.", _sql_injection,
          (line_pattern(r"\.execute(many)?\s*\(\s*(f[\"']|[\"'][^\"']*[\"']\s*[%+]|"

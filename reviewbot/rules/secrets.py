@@ -143,7 +143,8 @@ def could_hold(path: str, text: str) -> bool:
 # Values that stand for a secret in documentation and examples.
 _PLACEHOLDER = re.compile(
     r"^[<{(\[$%]*((your|my)[_-]?)?(user(name)?|pass(word|wd)?|pwd|secret|token|(api[_-]?)?key|"
-    r"changeme|example|foo|bar|baz|test|dummy|fake|x+|\*+|\.+)([_-]?here)?[>})\]%]*$",
+    r"changeme|example|foo|bar|baz|test|dummy|fake|value|something|x+|\*+|\.+)([_-]?here)?"
+    r"[>})\]%]*$",
     re.IGNORECASE)
 # Values encrypted for a CI service (`secure: "..."` in .travis.yml): safe by design.
 _ENCRYPTED_CI = re.compile(r"^\s*-?\s*secure\s*:")

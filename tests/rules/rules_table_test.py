@@ -61,6 +61,8 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("near: allowlist pragma", "app/db.py",
      'KEY = "AKIAQWERTYUIOPASDFGH"  # pragma: allowlist secret\n', set()),
     ("near: template placeholder", "app/config.yaml", "password: ${DB_PASSWORD}\n", set()),
+    ("near: a comment's example value", "app/keyword.py",
+     '# Support for a suffix, e.g. password_secure = "value"\n', set()),
     ("github fine-grained token", "app/settings.py",
      "TOKEN = 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
      "TUVWXYZ0123456789abcd'\n", {("secrets.hardcoded", E)}),
@@ -104,6 +106,41 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("python.shell-injection", E)}),
     ("near: constant command through a variable", "app/run.py",
      'import os\ndef run():\n    cmd = "make clean"\n    os.system(cmd)\n', set()),
+    # --- python: options of a command (argument injection) ---------------------------------
+    ("a parameter reaches a version-control command as an argument", "app/vcs.py",
+     "import subprocess\ndef clone(repo_type, checkout):\n"
+     "    subprocess.check_output([repo_type, 'checkout', checkout])\n",
+     {("python.option-injection", I)}),
+    ("request data reaches git through a variable", "app/views.py",
+     "import subprocess\ndef fetch(request):\n    url = request.GET['url']\n"
+     "    subprocess.run(['git', 'clone', url, 'dest'], check=True)\n",
+     {("python.option-injection", W)}),
+    ("asyncio exec of ssh with input", "app/remote.py",
+     "import asyncio\nimport sys\nasync def run():\n"
+     "    await asyncio.create_subprocess_exec('/usr/bin/ssh', sys.argv[1], 'uptime')\n",
+     {("python.option-injection", W)}),
+    ("near: `--` ends the options", "app/vcs.py",
+     "import subprocess\ndef checkout(rev):\n"
+     "    subprocess.run(['git', 'checkout', '--', rev], check=True)\n", set()),
+    ("near: the value fused to its option", "app/vcs.py",
+     "import subprocess\ndef update(rev):\n"
+     "    subprocess.run(['hg', 'update', f'--rev={rev}'], check=True)\n", set()),
+    ("near: the value of an option", "app/vcs.py",
+     "import subprocess\ndef files(root):\n"
+     "    return subprocess.check_output(['git', '-C', root, 'ls-files'])\n", set()),
+    ("near: a leading dash is rejected", "app/vcs.py",
+     "import subprocess\ndef checkout(rev):\n    if rev.startswith('-'):\n"
+     "        raise ValueError(rev)\n    subprocess.run(['git', 'checkout', rev])\n", set()),
+    ("near: a program that reads no options from its operands", "app/run.py",
+     "import subprocess\ndef show(path):\n    subprocess.run(['cat', path], check=True)\n",
+     set()),
+    ("near: the program's own values", "app/vcs.py",
+     "import subprocess\nBRANCH = 'main'\ndef main():\n"
+     "    subprocess.run(['git', 'checkout', BRANCH], check=True)\n", set()),
+    ("near: a command string through a shell is the shell rule's", "app/vcs.py",
+     "import subprocess\ndef checkout(rev):\n"
+     "    subprocess.run(['git', 'checkout', rev], shell=True)\n",
+     {("python.shell-injection", W)}),
     # --- python: eval, sql, deserialisation ----------------------------------------------
     ("eval input", "app/calc.py", "result = eval(expression)\n", {("python.eval-exec", W)}),
     ("near: literal_eval", "app/calc.py", "import ast\nresult = ast.literal_eval(text)\n",
