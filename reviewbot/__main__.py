@@ -1,3 +1,3 @@
-from reviewbot.cli import entry
+from reviewbot.entry import main
 
-entry()
+main()

@@ -130,6 +130,20 @@ def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> Non
     assert "HEAVY [] 0" in result.stderr
 
 
+def test_version_answers_before_the_review_imports() -> None:
+    """`reviewbot --version` prints the version the parser prints, without pydantic."""
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: print('PYDANTIC', 'pydantic' in sys.modules))\n"
+             "sys.argv = ['reviewbot', '--version']\n"
+             "from reviewbot.entry import main\n"
+             "main()\n")
+    fast = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    full = subprocess.run([sys.executable, "-m", "reviewbot", "--version", "--version"],
+                          capture_output=True, text=True, check=True)
+    assert fast.stdout.splitlines() == [full.stdout.strip(), "PYDANTIC False"]
+
+
 def test_list_rules_names_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     from reviewbot.rules import RULES
     assert main(["rules"]) == 0
