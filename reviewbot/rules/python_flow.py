@@ -21,8 +21,16 @@ _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "archive": 
                                 "environment": 2, "parameter": 1}
 # The member names of a tar or zip archive: whoever made the archive chose them.
 _ARCHIVE_LISTINGS = frozenset({"getmembers", "getnames", "namelist", "infolist"})
-_REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "req.", "self.kwargs",
+_REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "self.kwargs",
                   "self.path_kwargs", "self.path_args")
+# `req` is a request (falcon, aiohttp, Express-style code) when it is used like one: in
+# packaging code (pip, setuptools) it is a requirement, whose paths are the program's own.
+_REQUEST_DATA = frozenset({
+    "args", "form", "values", "files", "json", "data", "body", "GET", "POST", "FILES",
+    "COOKIES", "META", "headers", "cookies", "params", "query", "query_params", "path_params",
+    "match_info", "path", "url", "full_path", "query_string", "get_param", "get_json",
+    "get_data", "media", "stream", "bounded_stream", "rel_url", "content", "text", "post",
+    "uri", "relative_uri"})
 # Tornado's accessors of request data (aiohttp's `request.match_info` is a request root).
 _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argument",
                               "get_body_argument", "get_cookie"})
@@ -132,7 +140,7 @@ class FlowIndex:
 
 
 def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
-    if "request" in params or "req" in params:
+    if "request" in params or ("req" in params and _req_is_request(function)):
         return True
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -255,7 +263,10 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | Non
         return flow.tainted.get(node.id) or ("request" if node.id == "request" else None)
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
-        return "request" if dotted.startswith(_REQUEST_ROOTS) else _ATTRIBUTE_SOURCES.get(dotted)
+        if dotted.startswith(_REQUEST_ROOTS) or (
+                dotted.startswith("req.") and dotted.split(".")[1] in _REQUEST_DATA):
+            return "request"
+        return _ATTRIBUTE_SOURCES.get(dotted)
     if isinstance(node, ast.Call):
         return _call_source(qualified(node))
     return None
@@ -356,6 +367,17 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
         yield node
         pending += [child for child in ast.iter_child_nodes(node)
                     if not isinstance(child, ast.stmt)]
+
+
+def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter `req` annotated as a request, or read like one (`req.params`)."""
+    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
+                            *function.args.kwonlyargs) if a.arg == "req"), None)
+    if arg is not None and arg.annotation is not None:
+        return "Request" in ast.unparse(arg.annotation)
+    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+               and node.value.id == "req" and node.attr in _REQUEST_DATA
+               for node in ast.walk(function))
 
 
 def _dotted(node: ast.AST) -> str:

@@ -284,7 +284,10 @@ _FRAGMENTS = frozenset({"extra", "RawSQL"})
 _WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
 # A quoted placeholder (`WHERE name = '%s'`) is only ever filled by string formatting:
 # a database driver's parameters are never quoted.
-_QUOTED_PLACEHOLDER = re.compile(r"""(['"])(%s|%\(\w+\)s|\{\w*\})\1""")
+# A quoted placeholder as a value in SQL: compared, matched, listed or inserted (not prose
+# such as "on platform '%s'").
+_QUOTED_VALUE = re.compile(r"""(=|<>|<|>|\blike|\bin\s*\(|\bvalues\s*\(|,)\s*"""
+                           r"""(['"])(%s|%\(\w+\)s|\{\w*\})\2""", re.IGNORECASE)
 _SINGLE_QUOTED_PLACEHOLDER = re.compile(r"'(%s|%\(\w+\)s|\{\w*\})'")
 # Functions that build SQL: Django's as_sql() and its per-database variants, query builders.
 _SQL_FUNCTION = re.compile(r"sql|query|^as_(postgresql|mysql|oracle|sqlite)$", re.IGNORECASE)
@@ -310,6 +313,9 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
 def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
     """Queries built by formatting, and templates made for it, wherever they are."""
     templates = _format_templates(parsed.nodes)
+    # Docstrings and other bare strings are never run (bandit's B608 documents
+    # `"... WHERE id = '%s'" % x` in its module docstring).
+    prose = {id(node.value) for node in parsed.nodes if isinstance(node, ast.Expr)}
     for node in parsed.nodes:
         if id(node) in reported:
             continue
@@ -326,7 +332,8 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
                                         "(SQL injection).",
                        "Return the value as a query parameter (`%s` unquoted in the SQL, "
                        "the value in the params list).")
-            elif _SQL.search(node.value) and _QUOTED_PLACEHOLDER.search(node.value):
+            elif (_SQL.search(node.value) and _QUOTED_VALUE.search(node.value)
+                  and id(node) not in prose):
                 yield (node, "warning", "This SQL has a quoted placeholder (`'%s'`): it is "
                                         "meant to be filled by string formatting, which lets "
                                         "values change the query (SQL injection).",

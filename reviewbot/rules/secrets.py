@@ -210,11 +210,23 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
             if (value is None or _filtered_out(value, text, plugin)
                     or any(value in token for token in whole)
                     or _is_digest(type(plugin).__name__, text)
+                    or _is_key_name(type(plugin).__name__, text)
                     or _is_prose(type(plugin).__name__, value)):
                 continue
             hits.append((value, _severity(type(plugin).__name__, quiet),
                          _kind(value, str(found.type))))
     return hits
+
+
+# A private key starts with its armour (`-----BEGIN RSA PRIVATE KEY-----`, SSH2's
+# `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`) or PuTTY's header.
+_KEY_ARMOUR = re.compile(r"-----BEGIN|---- BEGIN|PuTTY-User-Key-File-\d+:")
+
+
+def _is_key_name(plugin_name: str, text: str) -> bool:
+    """`r'BEGIN DSA PRIVATE KEY'` in a detector's pattern list names a key format; a key
+    itself comes with its armour."""
+    return plugin_name == "PrivateKeyDetector" and not _KEY_ARMOUR.search(text)
 
 
 def _is_prose(plugin_name: str, value: str) -> bool:

@@ -29,6 +29,10 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("secrets.hardcoded", E)}),
     ("private-key", "deploy/id_rsa.txt", "-----BEGIN RSA PRIVATE KEY-----\n",
      {("secrets.hardcoded", E)}),
+    ("near: a key format's name in a pattern list", "scanner/keys.py",
+     "PATTERNS = [\n    r'BEGIN DSA PRIVATE KEY',\n    r'PuTTY-User-Key-File-2',\n]\n", set()),
+    ("an SSH2 private key", "deploy/key.txt",
+     "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n", {("secrets.hardcoded", E)}),
     ("github-token", "ci.sh", "export GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
      {("secrets.hardcoded", E)}),
     ("keyword-password", "app/db.py", 'password = "hunter2-correct-horse"\n',
@@ -204,6 +208,14 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("near: parameterised through a variable", "app/db.py",
      'def find(cur, name):\n    query = "SELECT * FROM users WHERE name = %s"\n'
      "    cur.execute(query, (name,))\n", set()),
+    ("near: prose with `where` and a quoted placeholder", "setup/sysconfig.py",
+     "import os\ndef include():\n    raise OSError(\"I don't know where Python installs its "
+     "headers on platform '%s'\" % os.name)\n", set()),
+    ("near: a docstring that shows SQL injection", "scanner/sql.py",
+     '"""Flags code such as:\n\n    query = "DELETE FROM foo WHERE id = \'%s\'" % x\n"""\n',
+     set()),
+    ("a quoted placeholder in a VALUES list", "app/db.py",
+     "Q = \"INSERT INTO users (name) VALUES ('%s')\"\n", {("python.sql-injection", W)}),
     # --- python: paths and html ------------------------------------------------------------
     ("path from request data", "app/views.py",
      "from flask import request, send_file\n@app.route('/download')\ndef download():\n"
@@ -362,6 +374,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("a template from request text", "app/views.py",
      "def render(env, request):\n"
      "    return env.from_string('Hi ' + request.args['n']).render()\n", {("python.xss", E)}),
+    ("a falcon responder's req is a request", "app/files.py",
+     "def on_get(self, req, resp):\n    name = req.get_param('name')\n"
+     "    resp.stream = open('/srv/files/' + name, 'rb')\n",
+     {("python.path-traversal", E)}),
+    ("an annotated req is a request", "app/files.py",
+     "from aiohttp import web\nasync def show(req: web.Request):\n"
+     "    return web.FileResponse(open(req.match_info['name']))\n",
+     {("python.path-traversal", E)}),
+    ("near: a requirement named req is not a request", "pip/wheel.py",
+     "import shutil\ndef copy_wheel(req, wheel_dir):\n"
+     "    shutil.copy(req.local_file_path, wheel_dir)\n", set()),
     # --- python that does not parse: line patterns ------------------------------------------
     ("python 2 file falls back to line patterns", "app/legacy.py",
      'import os\ndef f(x):\n    print "hello"\n    os.system("ls " + x)\n'
