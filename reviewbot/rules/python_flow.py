@@ -36,6 +36,10 @@ _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argume
                               "get_body_argument", "get_cookie"})
 _HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head"})
 _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
+# HTTP clients' extension points, whose `request` is the one the program sends: requests'
+# transport adapters (`send(self, request)`) and auth hooks, httpx's transports and auth
+# flows (`handle_request(self, request)`).
+_CLIENT_BASES = ("Adapter", "Transport", "AuthBase", "Auth")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
 # Calls that make a path safe to use under a base folder, or a name safe to print.
 SANITISERS = frozenset({
@@ -72,6 +76,8 @@ class Flow:
     history: dict[str, list[tuple[int, ast.expr]]] = field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
     handler: bool = False
+    # A method of an HTTP client's adapter or transport: its `request` is outgoing.
+    outgoing: bool = False
 
     def assignments_before(self, name: str, line: int) -> list[ast.expr]:
         """What the name was assigned before `line`, nearest first."""
@@ -90,6 +96,7 @@ class FlowIndex:
         self._scanned = False
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._handler_methods: set[int] = set()
+        self._client_methods: set[int] = set()
         self._flows: dict[int, Flow] = {}
 
     def _scan(self) -> None:
@@ -99,12 +106,15 @@ class FlowIndex:
         for node in ast.walk(self._tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions.append(node)
-            elif isinstance(node, ast.ClassDef) and any(
-                    _dotted(base).endswith(_HANDLER_BASES) for base in node.bases):
-                self._handler_methods |= {
-                    id(item) for item in node.body
-                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-                    and item.name in _HANDLER_METHODS}
+            elif isinstance(node, ast.ClassDef):
+                bases = [_dotted(base) for base in node.bases]
+                methods = [item for item in node.body
+                           if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)]
+                if any(base.endswith(_HANDLER_BASES) for base in bases):
+                    self._handler_methods |= {id(item) for item in methods
+                                              if item.name in _HANDLER_METHODS}
+                elif any(base.endswith(_CLIENT_BASES) for base in bases):
+                    self._client_methods |= {id(item) for item in methods}
         self._functions.sort(key=lambda f: (f.end_lineno or f.lineno) - f.lineno)
 
     @property
@@ -134,8 +144,10 @@ class FlowIndex:
                                   *function.args.kwonlyargs) if a.arg not in ("self", "cls")]
         if function.args.vararg:
             params.append(function.args.vararg.arg)
-        flow = _flow_of(function.body, params, self._name_of)
-        flow.handler = id(function) in self._handler_methods or _is_handler(function, params)
+        outgoing = id(function) in self._client_methods
+        flow = _flow_of(function.body, params, self._name_of, outgoing)
+        flow.handler = not outgoing and (id(function) in self._handler_methods
+                                         or _is_handler(function, params))
         return flow
 
 
@@ -150,8 +162,9 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
     return False
 
 
-def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf) -> Flow:
-    flow = Flow(tainted=dict.fromkeys(params, "parameter"))
+def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
+             outgoing: bool = False) -> Flow:
+    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing)
     for statement, conditional in sorted(_statements(body, False),
                                          key=lambda s: (s[0].lineno, s[0].col_offset)):
         _step(flow, statement, qualified, conditional)
@@ -260,9 +273,12 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | Non
     if isinstance(node, ast.Name):
         if node.id in flow.sanitised:
             return None
-        return flow.tainted.get(node.id) or ("request" if node.id == "request" else None)
+        incoming = node.id == "request" and not flow.outgoing
+        return flow.tainted.get(node.id) or ("request" if incoming else None)
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
+        if flow.outgoing and dotted.startswith("request."):
+            return flow.tainted.get("request")  # the program's own request: a parameter
         if dotted.startswith(_REQUEST_ROOTS) or (
                 dotted.startswith("req.") and dotted.split(".")[1] in _REQUEST_DATA):
             return "request"

@@ -382,6 +382,15 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "from aiohttp import web\nasync def show(req: web.Request):\n"
      "    return web.FileResponse(open(req.match_info['name']))\n",
      {("python.path-traversal", E)}),
+    ("near: an HTTP client's adapter opens the file:// URL it is sending", "pip/session.py",
+     "from requests.adapters import BaseAdapter\nclass LocalFSAdapter(BaseAdapter):\n"
+     "    def send(self, request, stream=False):\n"
+     "        pathname = url_to_path(request.url)\n        return open(pathname, 'rb')\n",
+     set()),
+    ("a view class's request is still a request", "app/views.py",
+     "from django.views import View\nclass Download(View):\n"
+     "    def get(self, request):\n        pathname = request.GET['file']\n"
+     "        return open(pathname, 'rb')\n", {("python.path-traversal", E)}),
     ("near: a requirement named req is not a request", "pip/wheel.py",
      "import shutil\ndef copy_wheel(req, wheel_dir):\n"
      "    shutil.copy(req.local_file_path, wheel_dir)\n", set()),
