@@ -37,9 +37,10 @@ _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argume
 _HANDLER_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head"})
 _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
 # HTTP clients' extension points, whose `request` is the one the program sends: requests'
-# transport adapters (`send(self, request)`) and auth hooks, httpx's transports and auth
-# flows (`handle_request(self, request)`).
-_CLIENT_BASES = ("Adapter", "Transport", "AuthBase", "Auth")
+# transport adapters (`send(self, request)`), httpx's transports
+# (`handle_request(self, request)`). Not auth bases: django-ninja's `AuthBase` is called
+# with the incoming request.
+_CLIENT_BASES = ("Adapter", "Transport")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
 # Calls that make a path safe to use under a base folder, or a name safe to print.
 SANITISERS = frozenset({

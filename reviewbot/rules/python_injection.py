@@ -282,10 +282,9 @@ _RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sq
 _FRAGMENTS = frozenset({"extra", "RawSQL"})
 # Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
 _WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
-# A quoted placeholder (`WHERE name = '%s'`) is only ever filled by string formatting:
-# a database driver's parameters are never quoted.
-# A quoted placeholder as a value in SQL: compared, matched, listed or inserted (not prose
-# such as "on platform '%s'").
+# A quoted placeholder used as a value in SQL (`WHERE name = '%s'`: compared, matched,
+# listed or inserted; not prose such as "on platform '%s'") is only ever filled by string
+# formatting: a database driver's parameters are never quoted.
 _QUOTED_VALUE = re.compile(r"""(=|<>|<|>|\blike|\bin\s*\(|\bvalues\s*\(|,)\s*"""
                            r"""(['"])(%s|%\(\w+\)s|\{\w*\})\2""", re.IGNORECASE)
 _SINGLE_QUOTED_PLACEHOLDER = re.compile(r"'(%s|%\(\w+\)s|\{\w*\})'")

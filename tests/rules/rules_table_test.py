@@ -391,6 +391,10 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "from django.views import View\nclass Download(View):\n"
      "    def get(self, request):\n        pathname = request.GET['file']\n"
      "        return open(pathname, 'rb')\n", {("python.path-traversal", E)}),
+    ("an API's auth class is called with the incoming request", "app/auth.py",
+     "from ninja.security.base import AuthBase\nclass KeyFile(AuthBase):\n"
+     "    def __call__(self, request):\n        return open(request.GET['key'])\n",
+     {("python.path-traversal", E)}),
     ("near: a requirement named req is not a request", "pip/wheel.py",
      "import shutil\ndef copy_wheel(req, wheel_dir):\n"
      "    shutil.copy(req.local_file_path, wheel_dir)\n", set()),
