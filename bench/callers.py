@@ -95,7 +95,7 @@ def review_change(package: str, old: str, new: str, cache: Path,
     diff = collect(repo, ChangeRequest(mode="pr", base="HEAD~1"))
     source = RepoSource(repo, diff)
     rules = run_rules(diff.units, source.rules_text, Config())
-    index = build_review_index(diff.model_copy(update={"units": rules.units}), "bench")
+    index = build_review_index(diff.replace(units=rules.units), "bench")
     fused = {i.unit_id: i for i in fuse(rules.units, plan(index, build_planner_index(index),
                                                            None)).plan}
     calls = calls_by_file(root)
@@ -119,9 +119,9 @@ def review_change(package: str, old: str, new: str, cache: Path,
                 ambiguous += 1
                 continue
             # This name's call sites alone (the unit's item merges every name's).
-            alone = planned.model_copy(update={"extra_requests": tuple(
+            alone = planned.replace(extra_requests=tuple(
                 r for r in planned.extra_requests
-                if r.type != "search_callers" or r.symbol == name)})
+                if r.type != "search_callers" or r.symbol == name))
             ours = {c.file_path for c in build_item(unit, alone, [], source, budget).callers}
             symbols.append(Symbol(change=f"{package} {old} -> {new}", name=name, truth=truth,
                                   ours=ours, grep=grep_files(root, f"{name}(")))

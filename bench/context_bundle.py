@@ -57,7 +57,7 @@ def main() -> None:
         repo = open_repo(root)
         diff = collect(repo, ChangeRequest(mode="pr", base="HEAD~1"))
         rules = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config())
-        index = build_review_index(diff.model_copy(update={"units": rules.units}), "bench")
+        index = build_review_index(diff.replace(units=rules.units), "bench")
         fused = fuse(rules.units, plan(index, build_planner_index(index), None))
         languages = {u.unit_id: u.language for u in rules.units}
         code = [i for i in fused.plan if not i.skip_review and languages[i.unit_id] == "python"]
@@ -65,7 +65,7 @@ def main() -> None:
         step = max(len(code) // args.units, 1)
         kept = code[::step][:args.units]
         by_id = {u.unit_id: u for u in rules.units}
-        asking = [i.model_copy(update={"extra_requests": (*i.extra_requests, request)})
+        asking = [i.replace(extra_requests=(*i.extra_requests, request))
                   if (request := executable_request(by_id[i.unit_id],
                                                     ExtraRequest(type="search_callers")))
                   else i for i in kept]

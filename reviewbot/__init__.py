@@ -4,6 +4,6 @@ import os
 
 __version__ = "0.1.0"
 
-# pydantic looks for plugins in every installed distribution's metadata at its first model
-# (20 ms of a 0.6 s hook); reviewbot uses none. A user's own setting wins.
+# pydantic (model replies only) looks for plugins in every installed distribution's metadata
+# at its first model (~20 ms); reviewbot uses none. A user's own setting wins.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

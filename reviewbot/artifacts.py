@@ -18,13 +18,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import BaseModel, ValidationError
+import msgspec
 
 from reviewbot.errors import ArtifactError, ConfigError
 from reviewbot.redaction import Redactor
 from reviewbot.schema import (
     ContextBundle,
     DiffResult,
+    Frozen,
     FusedPlan,
     LlmPlan,
     ModelCallLog,
@@ -37,7 +38,7 @@ from reviewbot.schema import (
 )
 
 # name -> (step number, model). The one list of what a run can write.
-STEPS: dict[str, tuple[int, type[BaseModel]]] = {
+STEPS: dict[str, tuple[int, type[Frozen]]] = {
     "diff": (1, DiffResult),
     "rules": (2, RulesResult),
     "review_index": (3, ReviewIndex),
@@ -68,7 +69,7 @@ class RunDir:
         step, _ = STEPS[name]
         return self.path / f"step{step}_{name}.json"
 
-    def write(self, name: str, model: BaseModel) -> Path:
+    def write(self, name: str, model: Frozen) -> Path:
         _, expected = STEPS[name]
         if not isinstance(model, expected):
             raise TypeError(f"artifact {name} must be a {expected.__name__}")
@@ -78,16 +79,16 @@ class RunDir:
             self._dump(model, handle)
         return target
 
-    def _dump(self, model: BaseModel, handle: TextIO) -> None:
+    def _dump(self, model: Frozen, handle: TextIO) -> None:
         """The model as JSON, each string through the redaction pass. Its long lists (units,
         bundle items) are written an element at a time, so a change of 100,000 lines never
         has its whole artifact in memory at once."""
         streamed = next((name for name in _STREAMED if isinstance(getattr(model, name, None),
                                                                tuple)), None)
         if streamed is None:
-            handle.write(self._json(model.model_dump(mode="json"), indent=2) + "\n")
+            handle.write(self._json(model.to_data(), indent=2) + "\n")
             return
-        head = redact_strings(model.model_dump(mode="json", exclude={streamed}), self.redactor)
+        head = redact_strings(model.to_data(exclude=streamed), self.redactor)
         handle.write("{\n")
         for key, value in head.items():
             handle.write(f"  {json.dumps(key)}: {_indented(value)},\n")
@@ -95,8 +96,7 @@ class RunDir:
         for index, element in enumerate(getattr(model, streamed)):
             # One element a line, compact: json's C encoder (indenting is pure Python, and
             # was a fifth of a large change's time).
-            handle.write(("," if index else "") + "\n    "
-                         + self._json(element.model_dump(mode="json"), indent=None))
+            handle.write(("," if index else "") + "\n    " + self._compact(element))
         handle.write("\n  ]\n}\n")
 
     def _json(self, data: Any, indent: int | None) -> str:
@@ -109,7 +109,15 @@ class RunDir:
         return json.dumps(redact_strings(data, self.redactor), indent=indent,
                           ensure_ascii=False, separators=separators)
 
-    def read(self, name: str) -> BaseModel:
+    def _compact(self, element: Frozen) -> str:
+        """One record as compact JSON, redacted: msgspec's encoder, which needs no plain
+        data first, for the usual element without a secret-like word."""
+        text = element.to_json()
+        if not self.redactor.could_change_json(text):
+            return text
+        return self._json(element.to_data(), indent=None)
+
+    def read(self, name: str) -> Frozen:
         return load_artifact(self.file(name), name)
 
     def has(self, name: str) -> bool:
@@ -128,7 +136,7 @@ def redact_strings(data: Any, redactor: Redactor) -> Any:
     """Every string in a JSON structure through the redaction pass."""
     if isinstance(data, str):
         return redactor.text(data)
-    if isinstance(data, list):
+    if isinstance(data, list | tuple):
         return [redact_strings(item, redactor) for item in data]
     if isinstance(data, dict):
         return {key: redact_strings(value, redactor) for key, value in data.items()}
@@ -180,15 +188,14 @@ def prune_runs(output_dir: Path, keep: int) -> list[Path]:
     return doomed
 
 
-def load_artifact(path: Path, name: str) -> BaseModel:
+def load_artifact(path: Path, name: str) -> Frozen:
     """Load a stage artifact back into its model, with an error that names the file."""
     _, model = STEPS[name]
     try:
-        return model.model_validate_json(path.read_bytes())
+        return model.from_json(path.read_bytes())
     except FileNotFoundError as exc:
         raise ArtifactError(f"{path} does not exist; did the run reach that stage?") from exc
-    except ValidationError as exc:
+    except msgspec.DecodeError as exc:
         raise ArtifactError(
-            f"{path} is not a valid {name} artifact ({exc.error_count()} problems, first: "
-            f"{exc.errors()[0]['msg']}). Was it written by another reviewbot version?",
-        ) from exc
+            f"{path} is not a valid {name} artifact ({exc}). Was it written by another "
+            "reviewbot version?") from exc

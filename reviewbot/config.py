@@ -8,7 +8,7 @@
   environment and the flags belong to whoever runs reviewbot: they alone choose endpoints,
   keys and limits.
 
-Each file section is one pydantic model; an error names the file and the key, and an
+Each file section is one msgspec Struct; an error names the file and the key, and an
 unknown key or rule id names the closest known one.
 """
 
@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, cast, get_args
+from typing import Annotated, Any, Literal, cast, get_args, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
+from msgspec import Meta
 
 from reviewbot.errors import ConfigError
 from reviewbot.schema import Severity
@@ -31,24 +33,27 @@ SEVERITIES: tuple[str, ...] = get_args(Severity)
 REPO_FILE = ".reviewbot.toml"
 
 
-class _Section(BaseModel):
-    # strict: 0.5 is not an integer and "3" is not a number.
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
+class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A file section, decoded strictly (0.5 is not an integer, "3" is not a number; an
+    integer is a number) and checked against its bounds."""
 
 
-class PathInstruction(_Section):
+class PathInstruction(_Section, frozen=True, kw_only=True):
     """Guidance for the reviewer on files matching a glob (`[[path_instructions]]`)."""
 
-    path: str = Field(min_length=1)
-    instructions: str = Field(min_length=1, max_length=4000)
+    path: Annotated[str, Meta(min_length=1)]
+    instructions: Annotated[str, Meta(min_length=1, max_length=4000)]
 
 
-class Prices(_Section):
+_Price = Annotated[float, Meta(ge=0)]
+
+
+class Prices(_Section, frozen=True, kw_only=True):
     """`[model.prices]`: what a million tokens cost, for the run summary's cost line."""
 
-    input_per_million: float = Field(ge=0)
-    output_per_million: float = Field(ge=0)
-    cached_input_per_million: float | None = Field(default=None, ge=0)
+    input_per_million: _Price
+    output_per_million: _Price
+    cached_input_per_million: _Price | None = None
 
     def cost(self, tokens_in: int, tokens_out: int, cached: int) -> float:
         cached_price = (self.cached_input_per_million
@@ -57,44 +62,44 @@ class Prices(_Section):
                 + tokens_out * self.output_per_million) / 1_000_000
 
 
-class ModelSection(_Section):
+class ModelSection(_Section, frozen=True, kw_only=True):
     """`[model]`: which OpenAI-compatible model to use, and where."""
 
-    name: str | None = Field(default=None, min_length=1)
+    name: Annotated[str, Meta(min_length=1)] | None = None
     base_url: str | None = None
-    fallback_models: list[str] = Field(default_factory=list)
+    fallback_models: list[str] = msgspec.field(default_factory=list)
     # Plain http to a host other than this machine (user tier only).
     allow_insecure_http: bool = False
     prices: Prices | None = None
 
 
-class LimitsSection(_Section):
-    """`[limits]`: what a run may spend. A repository may only lower these."""
+class LimitsSection(_Section, frozen=True, kw_only=True):
+    """`[limits]`: what a run may spend. A repository may only lower these. A key left out
+    is None here (TOML has no null) and keeps the value it had (`Limits` holds defaults)."""
 
-    timeout_s: float = Field(default=30.0, gt=0, le=600)
-    model_deadline_s: float = Field(default=60.0, gt=0, le=3600)
-    max_model_calls: int = Field(default=30, ge=1, le=10_000)
-    max_run_tokens: int | None = Field(default=None, ge=1)
-    concurrency: int = Field(default=4, ge=1, le=32)
-    context_unit_tokens: int = Field(default=6000, ge=100, le=200_000)
-    context_run_tokens: int = Field(default=60000, ge=100, le=2_000_000)
-    processes: int = Field(default=2, ge=1, le=64)
+    timeout_s: Annotated[float, Meta(gt=0, le=600)] | None = None
+    model_deadline_s: Annotated[float, Meta(gt=0, le=3600)] | None = None
+    max_model_calls: Annotated[int, Meta(ge=1, le=10_000)] | None = None
+    max_run_tokens: Annotated[int, Meta(ge=1)] | None = None
+    concurrency: Annotated[int, Meta(ge=1, le=32)] | None = None
+    context_unit_tokens: Annotated[int, Meta(ge=100, le=200_000)] | None = None
+    context_run_tokens: Annotated[int, Meta(ge=100, le=2_000_000)] | None = None
+    processes: Annotated[int, Meta(ge=1, le=64)] | None = None
 
 
-class FileConfig(_Section):
+class FileConfig(_Section, frozen=True, kw_only=True):
     """One config file, either tier."""
 
     fail_level: Literal["error", "warning", "info"] | None = None
-    output_dir: str | None = Field(default=None, min_length=1)
-    keep_runs: int | None = Field(default=None, ge=1, le=10_000)
-    # TOML arrays are lists; strict mode would refuse them as tuples.
-    ignore: list[str] = Field(default_factory=list)
-    instructions: str = Field(default="", max_length=8000)
-    path_instructions: list[PathInstruction] = Field(default_factory=list)
+    output_dir: Annotated[str, Meta(min_length=1)] | None = None
+    keep_runs: Annotated[int, Meta(ge=1, le=10_000)] | None = None
+    ignore: list[str] = msgspec.field(default_factory=list)
+    instructions: Annotated[str, Meta(max_length=8000)] = ""
+    path_instructions: list[PathInstruction] = msgspec.field(default_factory=list)
     model_findings_block: bool | None = None
     # "off" | "error" | "warning" | "info" | true | false, checked in _rule_setting.
-    rules: dict[str, str | bool] = Field(default_factory=dict)
-    model: ModelSection = Field(default_factory=ModelSection)
+    rules: dict[str, str | bool] = msgspec.field(default_factory=dict)
+    model: ModelSection = msgspec.field(default_factory=ModelSection)
     limits: LimitsSection | None = None
 
 
@@ -260,37 +265,89 @@ def _validate(table: Mapping[str, Any], source: str) -> FileConfig:
         raise ConfigError(f"{source}: keep the API key out of files; set OPENAI_API_KEY in "
                           "the environment (or the Action's secrets).")
     try:
-        return FileConfig.model_validate(dict(table))
-    except ValidationError as exc:
-        raise ConfigError(_explain(exc, source)) from exc
+        return msgspec.convert(dict(table), FileConfig)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"{source}: {_explain(str(exc), table)}.") from exc
 
 
-def _explain(exc: ValidationError, source: str) -> str:
-    problems = []
-    for error in exc.errors()[:5]:
-        key = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "extra_forbidden":
-            problems.append(_unknown_key(key))
+# msgspec's messages, e.g. "Expected `int` >= 1 - at `$.limits.processes`".
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_UNKNOWN = re.compile(r"Object contains unknown field `(?P<name>[^`]*)`")
+_WRONG_TYPE = re.compile(r"Expected `(?P<want>\w+)(?: \| null)?`, got `\w+`")
+_BOUND = re.compile(r"Expected `\w+` (?P<op>>=|>|<=|<) (?P<limit>[\d.]+)")
+_LENGTH = re.compile(r"Expected `(?:str|array)` of length (?P<op>>=|<=) (?P<limit>\d+)")
+_OP_WORDS = {">=": "at least", ">": "greater than", "<=": "at most", "<": "less than"}
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
+               "array": "a list", "object": "a table"}
+
+
+def _explain(message: str, table: Mapping[str, Any]) -> str:
+    """msgspec's first problem in the file's words: the dotted key, what it must be, and the
+    value given."""
+    found = _AT.match(message)
+    what, path = (found["what"], found["path"] or "") if found else (message, "")
+    key = path.lstrip(".")
+    if unknown := _UNKNOWN.match(what):
+        return _unknown_key(".".join(p for p in (re.sub(r"\[\d+\]", "", key), unknown["name"])
+                                     if p))
+    if wrong := _WRONG_TYPE.match(what):
+        rule = f"must be {_TYPE_WORDS.get(wrong['want'], wrong['want'])}"
+    elif bound := _BOUND.match(what):
+        rule = f"must be {_OP_WORDS[bound['op']]} {_number(bound['limit'])}"
+    elif what.startswith("Invalid enum value"):
+        rule = f"must be {_choices(key)}"
+    elif length := _LENGTH.match(what):
+        rule = ("must not be empty" if length["op"] == ">=" and length["limit"] == "1" else
+                f"must have {_OP_WORDS[length['op']]} {length['limit']} characters or items")
+    else:
+        rule = what[:1].lower() + what[1:]
+    value = _value_at(table, key)
+    shown = f" (got {value!r})" if isinstance(value, str | int | float | bool) else ""
+    return f"{key or 'the file'}: {rule}{shown}"
+
+
+def _number(text: str) -> str:
+    return text.removesuffix(".0")
+
+
+def _value_at(table: Mapping[str, Any], key: str) -> object:
+    value: object = table
+    for part in re.findall(r"[^.\[\]]+", key):
+        if isinstance(value, Mapping):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
         else:
-            value = error.get("input")
-            shown = f" (got {value!r})" if isinstance(value, str | int | float | bool) else ""
-            problems.append(f"{key}: {error['msg']}{shown}")
-    return f"{source}: " + "; ".join(problems) + "."
+            return None
+    return value
 
 
 def _unknown_key(dotted: str) -> str:
     *parents, name = dotted.split(".")
-    section: type[BaseModel] = FileConfig
+    known = sorted(_section_at(parents).__struct_fields__)
+    return f"unknown key {dotted!r}{_closest(name, known)} (known: {', '.join(known)})"
+
+
+def _choices(dotted: str) -> str:
+    *parents, name = re.sub(r"\[\d+\]", "", dotted).split(".")
+    annotation = get_type_hints(_section_at(parents)).get(name)
+    literal = next((a for a in (annotation, *get_args(annotation)) if get_args(a)
+                    and all(isinstance(c, str) for c in get_args(a))), None)
+    words = [repr(choice) for choice in get_args(literal)] or ["one of the allowed values"]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+
+
+def _section_at(parents: list[str]) -> type[_Section]:
+    """The section a dotted key's parents lead to (as far as they name sections)."""
+    section: type[_Section] = FileConfig
     for parent in parents:
-        annotation = section.model_fields[parent].annotation if parent in section.model_fields \
-            else None
+        annotation = get_type_hints(section).get(parent)
         inner = next((a for a in (annotation, *get_args(annotation))
-                      if isinstance(a, type) and issubclass(a, BaseModel)), None)
+                      if isinstance(a, type) and issubclass(a, _Section)), None)
         if inner is None:
             break
         section = inner
-    known = sorted(section.model_fields)
-    return f"unknown key {dotted!r}{_closest(name, known)} (known: {', '.join(known)})"
+    return section
 
 
 def _closest(name: str, known: Collection[str]) -> str:
@@ -364,7 +421,8 @@ def _model(current: ModelConfig, section: ModelSection, origin: Origin) -> Model
 
 
 def _limits(current: Limits, section: LimitsSection, trusted: bool) -> Limits:
-    given = section.model_dump(exclude_unset=True)
+    given = {key: getattr(section, key) for key in section.__struct_fields__
+             if getattr(section, key) is not None}
     if trusted:
         return replace(current, **given)
     # A repository may spend less than the user allows, never more.

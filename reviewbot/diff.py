@@ -164,20 +164,20 @@ def _file_units(patched: PatchedFile) -> Iterator[ReviewUnit]:
     path = _clean_path(patched.target_file if patched.target_file != "/dev/null"
                        else patched.source_file)
     old_path = None if patched.source_file == "/dev/null" else _clean_path(patched.source_file)
-    base = {
-        "file_path": path,
-        "old_path": old_path if old_path != path else None,
-        "language": _language(patched, path),
-        "old_mode": patched.source_mode if patched.source_file != "/dev/null" else None,
-        "new_mode": patched.target_mode if patched.target_file != "/dev/null" else None,
-    }
     patch_type = _patch_type(patched)
+    # What every unit of the file shares; each unit adds its id, metrics and hunk.
+    base = ReviewUnit(
+        unit_id="", file_path=path, patch_type=patch_type,
+        old_path=old_path if old_path != path else None,
+        language=_language(patched, path),
+        old_mode=patched.source_mode if patched.source_file != "/dev/null" else None,
+        new_mode=patched.target_mode if patched.target_file != "/dev/null" else None)
     hunks = list(patched)
     if patched.is_binary_file or not hunks:
-        yield _whole_file_unit(patched, patch_type, base)
+        yield _whole_file_unit(patched, base)
         return
     for hunk in hunks:
-        yield _hunk_unit(hunk, patch_type, len(hunks), base)
+        yield _hunk_unit(hunk, len(hunks), base)
 
 
 def _patch_type(patched: PatchedFile) -> PatchType:
@@ -203,8 +203,7 @@ def _language(patched: PatchedFile, path: str) -> str:
     return detect_language(path)
 
 
-def _hunk_unit(hunk: UnidiffHunk, patch_type: PatchType, hunk_count: int,
-               base: dict[str, str | None]) -> ReviewUnit:
+def _hunk_unit(hunk: UnidiffHunk, hunk_count: int, base: ReviewUnit) -> ReviewUnit:
     ours = _convert_hunk(hunk)
     metrics = Metrics(added_lines=len(ours.added()), removed_lines=len(ours.removed()),
                       hunk_count=hunk_count)
@@ -212,19 +211,15 @@ def _hunk_unit(hunk: UnidiffHunk, patch_type: PatchType, hunk_count: int,
         new_compact=compact_range(ours.new_start, ours.new_length),
         old_compact=compact_range(ours.old_start, ours.old_length),
     )
-    unit_id = _unit_id(base["file_path"], base["old_path"], patch_type, ours.header, ours.text())
-    return ReviewUnit.model_validate({
-        **base, "unit_id": unit_id, "patch_type": patch_type, "metrics": metrics,
-        "line_numbers": line_numbers, "hunk": ours,
-    })
+    unit_id = _unit_id(base.file_path, base.old_path, base.patch_type, ours.header, ours.text())
+    return base.replace(unit_id=unit_id, metrics=metrics, line_numbers=line_numbers, hunk=ours)
 
 
-def _whole_file_unit(patched: PatchedFile, patch_type: PatchType,
-                     base: dict[str, str | None]) -> ReviewUnit:
+def _whole_file_unit(patched: PatchedFile, base: ReviewUnit) -> ReviewUnit:
     # The git header (index line, modes, similarity) is what identifies such a change.
     header = "".join(patched.patch_info or [])
-    unit_id = _unit_id(base["file_path"], base["old_path"], patch_type, header, "")
-    return ReviewUnit.model_validate({**base, "unit_id": unit_id, "patch_type": patch_type})
+    return base.replace(unit_id=_unit_id(base.file_path, base.old_path, base.patch_type,
+                                         header, ""))
 
 
 def _convert_hunk(hunk: UnidiffHunk) -> Hunk:
@@ -232,7 +227,7 @@ def _convert_hunk(hunk: UnidiffHunk) -> Hunk:
     for line in hunk:
         if line.line_type == "\\":
             if lines:
-                lines[-1] = lines[-1].model_copy(update={"no_newline": True})
+                lines[-1] = lines[-1].replace(no_newline=True)
             continue
         lines.append(DiffLine(
             kind=_KINDS.get(line.line_type, "ctx"),

@@ -20,20 +20,20 @@ import time
 from collections.abc import Callable
 from typing import IO, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from msgspec import field
+
+from reviewbot.schema import Frozen
 
 EventKind = Literal["stage", "notice", "planner_update", "unit_reviewed",
                     "verification_feedback", "final_report", "error"]
 
 
-class Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
+class Event(Frozen, frozen=True, kw_only=True):
     kind: EventKind
     message: str
     # Milliseconds since the run started.
     elapsed_ms: int
-    data: dict[str, Any] = {}
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 Subscriber = Callable[[Event], None]
@@ -75,6 +75,6 @@ class Events:
 def jsonl_writer(stream: IO[str]) -> Subscriber:
     """One JSON object per line per event, flushed at once (for `--events`)."""
     def write(event: Event) -> None:
-        stream.write(json.dumps(event.model_dump(), ensure_ascii=False) + "\n")
+        stream.write(json.dumps(event.to_data(), ensure_ascii=False) + "\n")
         stream.flush()
     return write

@@ -122,13 +122,13 @@ def executable_request(unit: ReviewUnit, request: ExtraRequest) -> ExtraRequest 
         symbol = request.symbol or details or infer_symbol(unit)
         if not symbol or len(symbol) > MAX_NEEDLE_CHARS or not _SYMBOL.match(symbol):
             return None
-        return request.model_copy(update={"symbol": symbol, "details": symbol})
+        return request.replace(symbol=symbol, details=symbol)
     if request.type in KEYWORD_REQUESTS:
         keyword = request.keyword or details or infer_keyword(unit)
         if not keyword or len(keyword) > MAX_NEEDLE_CHARS or not keyword.isprintable():
             return None
-        return request.model_copy(update={"keyword": keyword, "details": keyword})
-    return request.model_copy(update={"details": None})
+        return request.replace(keyword=keyword, details=keyword)
+    return request.replace(details=None)
 
 
 def infer_symbol(unit: ReviewUnit) -> str | None:

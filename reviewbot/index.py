@@ -36,8 +36,7 @@ def build_review_index(diff: DiffResult, timestamp: str) -> ReviewIndex:
 
 
 def index_unit(unit: ReviewUnit) -> IndexUnit:
-    fields = unit.model_dump(include=set(IndexUnit.model_fields))
-    return IndexUnit.model_validate(fields)
+    return IndexUnit(**{name: getattr(unit, name) for name in IndexUnit.field_names()})
 
 
 def build_planner_index(index: ReviewIndex) -> PlannerIndex:

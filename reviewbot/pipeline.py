@@ -145,15 +145,15 @@ def _rules(ctx: RunContext, state: RunState) -> RunState:
     ctx.redactor.add(secret_values(rules.units, rules.findings))
     # The hunks are step 1's: step 2's artifact does not hold them twice (load_state puts
     # them back), which halves the artifacts of a large change.
-    ctx.run_dir.write("rules", rules.model_copy(update={"units": tuple(
-        unit.model_copy(update={"hunk": None}) for unit in rules.units)}))
+    ctx.run_dir.write("rules", rules.replace(units=tuple(
+        unit.replace(hunk=None) for unit in rules.units)))
     return replace(state, rules=rules)
 
 
 def _index(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
-    reviewed = diff.model_copy(update={"units": rules.units})
+    reviewed = diff.replace(units=rules.units)
     index = build_review_index(reviewed, timestamp=ctx.now.isoformat(timespec="seconds"))
     planner_index = build_planner_index(index)
     ctx.run_dir.write("review_index", index)
@@ -233,8 +233,8 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
                             key=lambda f: (f.file_path, f.start_line, f.rule_id)))
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
-    stats = _stats(index, findings, ctx.started).model_copy(update={
-        "model": model_stats(state, ctx.session, ctx.config)})
+    stats = _stats(index, findings, ctx.started).replace(
+        model=model_stats(state, ctx.session, ctx.config))
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
                        stats=stats)
     ctx.run_dir.write("report", report)
@@ -314,9 +314,9 @@ def load_state(run_dir: Path, before: str) -> RunState:
             fields[field_name] = reader.read(artifact)
     if "rules" in fields:
         hunks = {unit.unit_id: unit.hunk for unit in fields["diff"].units}
-        fields["rules"] = fields["rules"].model_copy(update={"units": tuple(
-            unit.model_copy(update={"hunk": hunks.get(unit.unit_id)})
-            for unit in fields["rules"].units)})
+        fields["rules"] = fields["rules"].replace(units=tuple(
+            unit.replace(hunk=hunks.get(unit.unit_id))
+            for unit in fields["rules"].units))
     return RunState(**fields)
 
 
@@ -397,11 +397,11 @@ def model_stats(state: RunState, session: ModelSession | None, config: Config) -
         return stats
     totals = session.ledger.log().totals
     prices = config.model.prices
-    return stats.model_copy(update={
-        "calls": totals.requests, "tokens_in": totals.tokens_in,
-        "tokens_out": totals.tokens_out, "cached_tokens": totals.cached_tokens,
-        "cost": prices.cost(totals.tokens_in, totals.tokens_out, totals.cached_tokens)
-        if prices else None})
+    return stats.replace(
+        calls=totals.requests, tokens_in=totals.tokens_in,
+        tokens_out=totals.tokens_out, cached_tokens=totals.cached_tokens,
+        cost=prices.cost(totals.tokens_in, totals.tokens_out, totals.cached_tokens)
+        if prices else None)
 
 
 def _stats(index: ReviewIndex, findings: tuple[Finding, ...], started: float) -> RunStats:

@@ -8,12 +8,9 @@ the same schema, with `reason` saying why.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
-
-from pydantic import ValidationError
 
 from reviewbot.cache import ResultCache
 from reviewbot.schema import (
@@ -22,7 +19,6 @@ from reviewbot.schema import (
     PlanItem,
     PlannerIndex,
     PlannerUnit,
-    PlanReply,
     PlanRequest,
     PlanSource,
     ReviewIndex,
@@ -31,6 +27,7 @@ from reviewbot.schema import (
 if TYPE_CHECKING:
     from reviewbot.model.messages import ChatMessage
     from reviewbot.model.session import ModelSession, ModelUnavailable
+    from reviewbot.plan_reply import PlanReply
 
 # Raised when the planner's prompt or schema change: the result cache keys on it.
 PLAN_VERSION = "plan-1"
@@ -94,9 +91,10 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
             items += [heuristic_item(by_id[i], answer.reason) for i in ids]
             sources.update(dict.fromkeys(ids, "heuristic"))
             continue
-        planned = {item.unit_id for item in answer.plan}
-        items += answer.plan
-        sources.update({item.unit_id: "model" for item in answer.plan if item.unit_id in by_id})
+        answered = answer.items()
+        planned = {item.unit_id for item in answered}
+        items += answered
+        sources.update({item.unit_id: "model" for item in answered if item.unit_id in by_id})
         missing = [i for i in ids if i not in planned]
         items += [heuristic_item(by_id[i], "missing_from_model_plan") for i in missing]
         sources.update(dict.fromkeys(missing, "heuristic"))
@@ -105,7 +103,10 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
 
 def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerUnit],
          cache: ResultCache | None) -> PlanReply | ModelUnavailable:
+    from pydantic import ValidationError
+
     from reviewbot.model.session import ModelUnavailable
+    from reviewbot.plan_reply import PlanReply
 
     messages = _messages(planner_index, batch)
     key = caller.fingerprint(PLAN_VERSION, messages)
@@ -136,7 +137,7 @@ def batches(planner_index: PlannerIndex,
     batch: list[PlannerUnit] = []
     size = 0
     for unit in planner_index.units:
-        tokens = len(unit.model_dump_json()) // 4 + 1
+        tokens = len(unit.to_json()) // 4 + 1
         if batch and size + tokens > budget:
             yield batch
             batch, size = [], 0
@@ -151,10 +152,8 @@ def _messages(planner_index: PlannerIndex, batch: list[PlannerUnit]) -> list[Cha
 
     # No timestamp: it tells the planner nothing, and would make every run's prompt (and
     # cache key) new.
-    metadata = planner_index.review_metadata.model_copy(update={"timestamp": ""})
-    data = json.loads(planner_index.model_copy(update={
-        "units": tuple(batch), "review_metadata": metadata}).model_dump_json(
-        exclude={"review_metadata": {"timestamp"}}))
+    data = planner_index.replace(units=tuple(batch)).to_data()
+    del data["review_metadata"]["timestamp"]
     return [system(SYSTEM_PROMPT), user(fence("planner_index", data))]
 
 

@@ -1,16 +1,24 @@
 """Typed data that crosses stage boundaries (docs/ARCHITECTURE.md "Data contracts", seed 004).
 
-Every stage artifact is the JSON serialisation of one of these models and loads
+Every stage artifact is the JSON serialisation of one of these records and loads
 back into it, so any stage can be replayed from the artifact of the one before.
-Models are frozen: a stage returns new objects rather than editing its input.
+Records are frozen: a stage returns new objects rather than editing its input.
+
+They are msgspec Structs, not pydantic models: our own stages build them, so they need no
+validation when built, and defining ~45 pydantic models (with pydantic's import) cost the
+pre-commit hook ~0.12 s of its ~0.5 s. Data that comes back from outside (a cached result, an
+artifact) is decoded with `from_data`/`from_json`, which checks types, literals and bounds
+and refuses unknown keys. What a *model* answers is validated by pydantic models at the
+model boundary (`reviewbot/plan_reply.py`, `reviewbot/review/replies.py`), which also give
+the model its JSON schema; they convert into these records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+import msgspec
+from msgspec import Meta, field
 
 Mode = Literal["staged", "working", "pr"]
 PatchType = Literal["add", "modify", "delete", "rename", "binary", "mode"]
@@ -32,13 +40,42 @@ CONTEXT_LEVELS: tuple[ContextLevel, ...] = ("diff_only", "function", "file_conte
 SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
 
-class Frozen(BaseModel):
-    # defer_build: a model builds its validator on first use, not at import (the hook uses
-    # a third of them).
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The base of every contract: immutable, built by keyword, strict when decoded."""
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with some fields changed (not validated: our own code builds it)."""
+        return msgspec.structs.replace(self, **changes)
+
+    def to_data(self, *, exclude: str = "") -> dict[str, Any]:
+        """Plain JSON-ready data (dicts, tuples, strings, numbers, None), without the field
+        `exclude` (never converted: an artifact streams its long list separately)."""
+        if not exclude:
+            return msgspec.to_builtins(self)  # type: ignore[no-any-return]
+        return {name: msgspec.to_builtins(getattr(self, name)) for name in self.__struct_fields__
+                if name != exclude}
+
+    def to_json(self, *, indent: int = 0) -> str:
+        raw = msgspec.json.encode(self)
+        return (msgspec.json.format(raw, indent=indent) if indent else raw).decode()
+
+    @classmethod
+    def from_data(cls, data: object) -> Self:
+        """Decode plain data (a cache entry, our own dicts) into this record; raises
+        msgspec.ValidationError on a wrong type, value or key."""
+        return msgspec.convert(data, cls)
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> Self:
+        """Decode JSON (an artifact); raises msgspec.DecodeError (ValidationError is one)."""
+        return msgspec.json.decode(raw, type=cls)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return cls.__struct_fields__
 
 
-class DiffLine(Frozen):
+class DiffLine(Frozen, frozen=True, kw_only=True):
     """One line of a hunk with its line number on each side (None where absent)."""
 
     kind: LineKind
@@ -49,7 +86,7 @@ class DiffLine(Frozen):
     no_newline: bool = False
 
 
-class Hunk(Frozen):
+class Hunk(Frozen, frozen=True, kw_only=True):
     header: str
     old_start: int
     old_length: int
@@ -71,14 +108,14 @@ class Hunk(Frozen):
         return f"{self.header}\n{body}"
 
 
-class Metrics(Frozen):
+class Metrics(Frozen, frozen=True, kw_only=True):
     added_lines: int = 0
     removed_lines: int = 0
     # Hunks in the whole file, so a planner sees how scattered the file's change is.
     hunk_count: int = 0
 
 
-class LineNumbers(Frozen):
+class LineNumbers(Frozen, frozen=True, kw_only=True):
     """Compact ranges such as "L20-L35"; empty when that side has no lines."""
 
     new_compact: str = ""
@@ -97,7 +134,7 @@ SYMBOL_REQUESTS: frozenset[str] = frozenset({
 KEYWORD_REQUESTS: frozenset[str] = frozenset({"search", "search_config_usage"})
 
 
-class ExtraRequest(Frozen):
+class ExtraRequest(Frozen, frozen=True, kw_only=True):
     """A request for more context (docs/ARCHITECTURE.md lists the types the context stage runs)."""
 
     type: RequestType
@@ -106,36 +143,36 @@ class ExtraRequest(Frozen):
     keyword: str | None = None
 
 
-class AgentDecision(Frozen):
+class AgentDecision(Frozen, frozen=True, kw_only=True):
     context_level: ContextLevel = "diff_only"
     priority: Priority = "low"
 
 
-class UnitShape(Frozen):
+class UnitShape(Frozen, frozen=True, kw_only=True):
     """What every view of a unit shares: where it is, its kind, its size, its rule rating."""
 
     unit_id: str
     file_path: str
     patch_type: PatchType
     tags: tuple[Tag, ...] = ()
-    metrics: Metrics = Field(default_factory=Metrics)
-    line_numbers: LineNumbers = Field(default_factory=LineNumbers)
+    metrics: Metrics = field(default_factory=Metrics)
+    line_numbers: LineNumbers = field(default_factory=LineNumbers)
     # Rule fields: neutral until the rule stage fills them.
     rule_context_level: ContextLevel = "diff_only"
-    rule_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    rule_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.0
 
 
-class IndexUnit(UnitShape):
+class IndexUnit(UnitShape, frozen=True, kw_only=True):
     """A unit in review_index: everything but the diff text (seed 004 section 6)."""
 
     old_path: str | None = None
     language: str = "text"
     rule_notes: tuple[str, ...] = ()
     rule_extra_requests: tuple[ExtraRequest, ...] = ()
-    agent_decision: AgentDecision = Field(default_factory=AgentDecision)
+    agent_decision: AgentDecision = field(default_factory=AgentDecision)
 
 
-class ReviewUnit(IndexUnit):
+class ReviewUnit(IndexUnit, frozen=True, kw_only=True):
     """One hunk of the change (or the whole file when it has no hunks)."""
 
     old_mode: str | None = None
@@ -143,7 +180,7 @@ class ReviewUnit(IndexUnit):
     hunk: Hunk | None = None
 
 
-class ChangeRequest(Frozen):
+class ChangeRequest(Frozen, frozen=True, kw_only=True):
     """What to diff: the user's mode and revisions, resolved to what git compared."""
 
     mode: Mode
@@ -157,7 +194,7 @@ class ChangeRequest(Frozen):
     check_history: bool = False
 
 
-class HistoryLine(Frozen):
+class HistoryLine(Frozen, frozen=True, kw_only=True):
     """A line added by one commit of the range and no longer in the change's result."""
 
     commit: str
@@ -166,7 +203,7 @@ class HistoryLine(Frozen):
     text: str
 
 
-class DiffResult(Frozen):
+class DiffResult(Frozen, frozen=True, kw_only=True):
     """Step 1: the change as review units."""
 
     request: ChangeRequest
@@ -182,7 +219,7 @@ class DiffResult(Frozen):
     notes: tuple[str, ...] = ()
 
 
-class Finding(Frozen):
+class Finding(Frozen, frozen=True, kw_only=True):
     """One problem, anchored to lines of the new side of a file."""
 
     file_path: str
@@ -205,7 +242,7 @@ class Finding(Frozen):
     replacement: str | None = None
 
 
-class RuleMeta(Frozen):
+class RuleMeta(Frozen, frozen=True, kw_only=True):
     """What a reporter may say about a rule (reporters never import the rules)."""
 
     id: str
@@ -215,7 +252,7 @@ class RuleMeta(Frozen):
     rationale: str
 
 
-class RulesResult(Frozen):
+class RulesResult(Frozen, frozen=True, kw_only=True):
     """Step 2: units with their rule fields filled, and the findings rules made."""
 
     units: tuple[ReviewUnit, ...]
@@ -226,7 +263,7 @@ class RulesResult(Frozen):
     notes: tuple[str, ...] = ()
 
 
-class ReviewMetadata(Frozen):
+class ReviewMetadata(Frozen, frozen=True, kw_only=True):
     mode: Mode
     base_branch: str | None = None
     total_files: int
@@ -234,40 +271,40 @@ class ReviewMetadata(Frozen):
     timestamp: str
 
 
-class TotalLines(Frozen):
+class TotalLines(Frozen, frozen=True, kw_only=True):
     added: int = 0
     removed: int = 0
 
 
-class IndexSummary(Frozen):
+class IndexSummary(Frozen, frozen=True, kw_only=True):
     changes_by_type: dict[str, int]
     total_lines: TotalLines
     files_changed: tuple[str, ...]
 
 
-class ReviewIndex(Frozen):
+class ReviewIndex(Frozen, frozen=True, kw_only=True):
     review_metadata: ReviewMetadata
     summary: IndexSummary
     units: tuple[IndexUnit, ...]
 
 
-class PlannerRequest(Frozen):
+class PlannerRequest(Frozen, frozen=True, kw_only=True):
     """An extra request as the planner sees it: only its type (docs/ARCHITECTURE.md)."""
 
     type: RequestType
 
 
-class PlannerUnit(UnitShape):
+class PlannerUnit(UnitShape, frozen=True, kw_only=True):
     rule_extra_requests: tuple[PlannerRequest, ...] = ()
 
 
-class PlannerIndex(Frozen):
+class PlannerIndex(Frozen, frozen=True, kw_only=True):
     review_metadata: ReviewMetadata
     summary: IndexSummary
     units: tuple[PlannerUnit, ...]
 
 
-class ModelStats(Frozen):
+class ModelStats(Frozen, frozen=True, kw_only=True):
     """What the model phase did, for the run summary."""
 
     # "tools" (the agent with tools), "structured" (one answer per unit), or "offline".
@@ -276,7 +313,7 @@ class ModelStats(Frozen):
     # Of those, the units whose review came from the result cache.
     cached_units: int = 0
     # Unit count per reason it was not reviewed by the model ("offline", "call_cap", ...).
-    skipped_units: dict[str, int] = Field(default_factory=dict)
+    skipped_units: dict[str, int] = field(default_factory=dict)
     clipped_units: int = 0
     calls: int = 0
     tokens_in: int = 0
@@ -286,23 +323,23 @@ class ModelStats(Frozen):
     cost: float | None = None
 
 
-class RunStats(Frozen):
+class RunStats(Frozen, frozen=True, kw_only=True):
     files: int = 0
     units: int = 0
     added_lines: int = 0
     removed_lines: int = 0
-    findings: dict[str, int] = Field(default_factory=dict)
+    findings: dict[str, int] = field(default_factory=dict)
     duration_ms: int = 0
-    model: ModelStats = Field(default_factory=ModelStats)
+    model: ModelStats = field(default_factory=ModelStats)
 
 
-class RunReport(Frozen):
+class RunReport(Frozen, frozen=True, kw_only=True):
     """What `--format json` prints: the contract other tools read."""
 
     run_id: str
     findings: tuple[Finding, ...] = ()
     units: tuple[IndexUnit, ...] = ()
-    stats: RunStats = Field(default_factory=RunStats)
+    stats: RunStats = field(default_factory=RunStats)
 
 
 # --- planning (steps 4 and 5) ----------------------------------------------------------
@@ -310,61 +347,32 @@ class RunReport(Frozen):
 PlanSource = Literal["model", "heuristic"]
 
 
-# What a model may say, in size: longer text is cut (and says so), longer lists are cut.
-MAX_REASON_CHARS = 300
-MAX_DETAILS_CHARS = 200
-MAX_REQUESTS_PER_ITEM = 16
-MAX_PLAN_ITEMS = 1000
-
-
-def clipped_text(limit: int) -> Callable[[object], object]:
-    def clip(value: object) -> object:
-        if isinstance(value, str) and len(value) > limit:
-            return value[:limit] + f"... [{len(value) - limit:,} characters cut]"
-        return value
-    return clip
-
-
-def clipped_list(limit: int) -> Callable[[object], object]:
-    def clip(value: object) -> object:
-        return value[:limit] if isinstance(value, list | tuple) else value
-    return clip
-
-
-class PlanRequest(Frozen):
+class PlanRequest(Frozen, frozen=True, kw_only=True):
     type: RequestType
-    details: Annotated[str | None, BeforeValidator(clipped_text(MAX_DETAILS_CHARS))] = None
+    details: str | None = None
 
 
-class PlanItem(Frozen):
-    """The planner's decision for one unit (seed 004 section 2, llm_plan)."""
+class PlanItem(Frozen, frozen=True, kw_only=True):
+    """The planner's decision for one unit (seed 004 section 2, llm_plan). A model's answer
+    is validated and bounded by `reviewbot.plan_reply.PlanReply` before it becomes one."""
 
-    unit_id: Annotated[str, BeforeValidator(clipped_text(64))]
+    unit_id: str
     llm_context_level: ContextLevel
-    extra_requests: Annotated[tuple[PlanRequest, ...],
-                              BeforeValidator(clipped_list(MAX_REQUESTS_PER_ITEM))] = ()
+    extra_requests: tuple[PlanRequest, ...] = ()
     skip_review: bool = False
-    reason: Annotated[str, BeforeValidator(clipped_text(MAX_REASON_CHARS))] = ""
+    reason: str = ""
 
 
-class PlanReply(BaseModel):
-    """What the planner model must answer; validated before anything uses it."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    plan: Annotated[list[PlanItem], BeforeValidator(clipped_list(MAX_PLAN_ITEMS))]
-
-
-class LlmPlan(Frozen):
+class LlmPlan(Frozen, frozen=True, kw_only=True):
     """Step 4: a plan item per unit, from the model or from the heuristic planner."""
 
     plan: tuple[PlanItem, ...]
     # Where each unit's item came from; heuristic items say why in their reason.
-    sources: dict[str, PlanSource] = Field(default_factory=dict)
+    sources: dict[str, PlanSource] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
 
 
-class FusedItem(Frozen):
+class FusedItem(Frozen, frozen=True, kw_only=True):
     unit_id: str
     rule_context_level: ContextLevel
     rule_confidence: float
@@ -375,7 +383,7 @@ class FusedItem(Frozen):
     reason: str = ""
 
 
-class FusedPlan(Frozen):
+class FusedPlan(Frozen, frozen=True, kw_only=True):
     """Step 5: the rule plan and the model plan merged (seed 004 section 3)."""
 
     plan: tuple[FusedItem, ...]
@@ -385,7 +393,7 @@ class FusedPlan(Frozen):
     dropped_requests: tuple[str, ...] = ()
 
 
-class ModelCall(Frozen):
+class ModelCall(Frozen, frozen=True, kw_only=True):
     """One HTTP request to a model: what a run spent, never what it sent or the key."""
 
     purpose: str
@@ -402,7 +410,7 @@ class ModelCall(Frozen):
     error: str | None = None
 
 
-class ModelTotals(Frozen):
+class ModelTotals(Frozen, frozen=True, kw_only=True):
     requests: int = 0
     ok: int = 0
     tokens_in: int = 0
@@ -411,9 +419,9 @@ class ModelTotals(Frozen):
     latency_ms: int = 0
 
 
-class ModelCallLog(Frozen):
+class ModelCallLog(Frozen, frozen=True, kw_only=True):
     calls: tuple[ModelCall, ...] = ()
-    totals: ModelTotals = Field(default_factory=ModelTotals)
+    totals: ModelTotals = field(default_factory=ModelTotals)
 
 
 # --- context bundle (step 6) -------------------------------------------------------------
@@ -421,14 +429,14 @@ class ModelCallLog(Frozen):
 HitKind = Literal["definition", "call", "reference"]
 
 
-class HunkRange(Frozen):
+class HunkRange(Frozen, frozen=True, kw_only=True):
     old_start: int
     old_length: int
     new_start: int
     new_length: int
 
 
-class BundleMeta(Frozen):
+class BundleMeta(Frozen, frozen=True, kw_only=True):
     file_path: str
     old_path: str | None = None
     language: str
@@ -438,7 +446,7 @@ class BundleMeta(Frozen):
     location: str
 
 
-class CodeHit(Frozen):
+class CodeHit(Frozen, frozen=True, kw_only=True):
     """A place in the repository: a call site, a definition, a keyword hit."""
 
     file_path: str
@@ -450,7 +458,7 @@ class CodeHit(Frozen):
     snippet: str = ""
 
 
-class BundleItem(Frozen):
+class BundleItem(Frozen, frozen=True, kw_only=True):
     """Everything a reviewer gets for one unit (seed 004 section 4)."""
 
     unit_id: str
@@ -473,7 +481,7 @@ class BundleItem(Frozen):
     complete: bool = True
 
 
-class BundleStats(Frozen):
+class BundleStats(Frozen, frozen=True, kw_only=True):
     units: int = 0
     skipped: int = 0
     full_context_units: int = 0
@@ -482,11 +490,11 @@ class BundleStats(Frozen):
     run_budget: int = 0
 
 
-class ContextBundle(Frozen):
+class ContextBundle(Frozen, frozen=True, kw_only=True):
     """Step 6: the context for every unit the fused plan keeps."""
 
     items: tuple[BundleItem, ...] = ()
-    stats: BundleStats = Field(default_factory=BundleStats)
+    stats: BundleStats = field(default_factory=BundleStats)
 
 
 # --- review and verification (steps 7 and 8) ------------------------------------------------
@@ -495,24 +503,23 @@ MAX_TITLE_CHARS = 120
 MAX_TEXT_CHARS = 2000
 
 
-class RecordedFinding(BaseModel):
-    """What `record_finding` takes: validated like every model output, bounded in size."""
+class RecordedFinding(Frozen, frozen=True, kw_only=True):
+    """A finding as the model recorded it, after `reviewbot.review.replies.FindingArgs`
+    validated and bounded it (the bounds are checked again when a cached review is read)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    file_path: str = Field(min_length=1, max_length=500)
-    start_line: int = Field(ge=1)
-    end_line: int = Field(ge=1)
+    file_path: Annotated[str, Meta(min_length=1, max_length=500)]
+    start_line: Annotated[int, Meta(ge=1)]
+    end_line: Annotated[int, Meta(ge=1)]
     severity: Severity
     category: Category
-    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
-    message: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    title: Annotated[str, Meta(min_length=1, max_length=MAX_TITLE_CHARS)]
+    message: Annotated[str, Meta(min_length=1, max_length=MAX_TEXT_CHARS)]
     # The exact code the finding is about, copied from the lines it names.
-    evidence: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    fix_description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    evidence: Annotated[str, Meta(min_length=1, max_length=MAX_TEXT_CHARS)]
+    fix_description: Annotated[str, Meta(max_length=MAX_TEXT_CHARS)] = ""
 
 
-class Rejection(Frozen):
+class Rejection(Frozen, frozen=True, kw_only=True):
     finding: RecordedFinding
     reason: str
     round: int
@@ -521,7 +528,7 @@ class Rejection(Frozen):
 ReviewMode = Literal["tools", "structured"]
 
 
-class UnitReview(Frozen):
+class UnitReview(Frozen, frozen=True, kw_only=True):
     """Step 7 for one unit (or a few related units of one file): one conversation."""
 
     unit_ids: tuple[str, ...]
@@ -543,35 +550,35 @@ class UnitReview(Frozen):
     cached: bool = False
 
 
-class ReviewResult(Frozen):
+class ReviewResult(Frozen, frozen=True, kw_only=True):
     """Step 7: every conversation, and the units no model reviewed (with the reason)."""
 
     reviews: tuple[UnitReview, ...] = ()
-    skipped: dict[str, str] = Field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
     mode: str = "offline"
     notices: tuple[str, ...] = ()
 
 
-class Reanchored(Frozen):
+class Reanchored(Frozen, frozen=True, kw_only=True):
     title: str
     file_path: str
     from_lines: tuple[int, int]
     to_lines: tuple[int, int]
 
 
-class Dropped(Frozen):
+class Dropped(Frozen, frozen=True, kw_only=True):
     title: str
     file_path: str
     reason: str
 
 
-class SuggestionStats(Frozen):
+class SuggestionStats(Frozen, frozen=True, kw_only=True):
     asked: int = 0
     attached: int = 0
-    rejected: dict[str, int] = Field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)
 
 
-class VerifiedFindings(Frozen):
+class VerifiedFindings(Frozen, frozen=True, kw_only=True):
     """Step 8: the model's findings anchored to the diff, deduplicated, with suggestions."""
 
     findings: tuple[Finding, ...] = ()
@@ -579,4 +586,4 @@ class VerifiedFindings(Frozen):
     dropped: tuple[Dropped, ...] = ()
     # Model findings that restated another finding ("<title> -> <rule id or title>").
     merged: tuple[str, ...] = ()
-    suggestions: SuggestionStats = Field(default_factory=SuggestionStats)
+    suggestions: SuggestionStats = field(default_factory=SuggestionStats)

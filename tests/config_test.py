@@ -76,9 +76,8 @@ def test_pyproject_table(root: Path, home: Path) -> None:
     ('[rules]\n"python.eval-exec" = "fatal"\n',
      'rules.python.eval-exec must be "off", "error", "warning", "info", true or false, '
      "not 'fatal'"),
-    ("[limits]\nmax_model_calls = 0.5\n", "limits.max_model_calls: Input should be a valid "
-                                          "integer (got 0.5)"),
-    ("[limits]\ntimeout_s = -1\n", "limits.timeout_s: Input should be greater than 0"),
+    ("[limits]\nmax_model_calls = 0.5\n", "limits.max_model_calls: must be an integer (got 0.5)"),
+    ("[limits]\ntimeout_s = -1\n", "limits.timeout_s: must be greater than 0 (got -1)"),
     ('api_key = "sk-123"\n', "keep the API key out of files"),
     ('output_dir = "../../.ssh"\n', "must be a folder inside the repository"),
     ('[model]\nbase_url = "https://collect.example.com/v1"\n',
@@ -117,7 +116,7 @@ def test_processes_are_the_users_to_raise(root: Path, home: Path) -> None:
     assert load(root, home, repo="[limits]\nprocesses = 1\n").limits.processes == 1
     (root / ".reviewbot.toml").unlink()
     assert load(root, home, user="[limits]\nprocesses = 4\n").limits.processes == 4
-    assert "greater than or equal to 1" in error(root, home, "[limits]\nprocesses = 0\n")
+    assert "processes: must be at least 1 (got 0)" in error(root, home, "[limits]\nprocesses = 0\n")
 
 
 def test_key_goes_only_where_the_user_sent_it(root: Path, home: Path) -> None:

@@ -14,7 +14,7 @@ TEN = "".join(f"line {n}\n" for n in range(1, 11))
 
 
 def units(repo: GitFixture, mode: Mode = "staged", **kwargs: object) -> tuple[ReviewUnit, ...]:
-    request = ChangeRequest.model_validate({"mode": mode, **kwargs})
+    request = ChangeRequest.from_data({"mode": mode, **kwargs})
     return collect(open_repo(repo.root), request).units
 
 
@@ -36,10 +36,10 @@ def test_modified_file_one_unit_per_hunk(repo: GitFixture) -> None:
     first, second = units(repo)
     assert (first.file_path, first.old_path, first.patch_type, first.language) == (
         "src/app.py", None, "modify", "python")
-    assert first.metrics.model_dump() == {"added_lines": 1, "removed_lines": 1, "hunk_count": 2}
-    assert first.line_numbers.model_dump() == {"new_compact": "L2-L8", "old_compact": "L2-L8"}
-    assert second.metrics.model_dump() == {"added_lines": 1, "removed_lines": 0, "hunk_count": 2}
-    assert second.line_numbers.model_dump() == {"new_compact": "L29-L35",
+    assert first.metrics.to_data() == {"added_lines": 1, "removed_lines": 1, "hunk_count": 2}
+    assert first.line_numbers.to_data() == {"new_compact": "L2-L8", "old_compact": "L2-L8"}
+    assert second.metrics.to_data() == {"added_lines": 1, "removed_lines": 0, "hunk_count": 2}
+    assert second.line_numbers.to_data() == {"new_compact": "L29-L35",
                                                 "old_compact": "L29-L34"}
     assert second.hunk is not None
     [added] = second.hunk.added()
@@ -58,11 +58,11 @@ def test_added_and_deleted_files(repo: GitFixture) -> None:
     added, deleted = sorted(units(repo), key=lambda u: u.patch_type)
     assert (added.file_path, added.patch_type, added.language) == ("new.go", "add", "go")
     assert added.metrics.added_lines == 3
-    assert added.line_numbers.model_dump() == {"new_compact": "L1-L3", "old_compact": ""}
+    assert added.line_numbers.to_data() == {"new_compact": "L1-L3", "old_compact": ""}
     assert added.new_mode == "100644" and added.old_mode is None
     assert (deleted.file_path, deleted.patch_type) == ("old.txt", "delete")
     assert deleted.metrics.removed_lines == 2
-    assert deleted.line_numbers.model_dump() == {"new_compact": "", "old_compact": "L1-L2"}
+    assert deleted.line_numbers.to_data() == {"new_compact": "", "old_compact": "L1-L2"}
 
 
 def test_rename_without_edits_is_one_whole_file_unit(repo: GitFixture) -> None:
@@ -74,7 +74,7 @@ def test_rename_without_edits_is_one_whole_file_unit(repo: GitFixture) -> None:
     assert (unit.file_path, unit.old_path, unit.patch_type) == (
         "docs/manual.md", "docs/guide.md", "rename")
     assert unit.hunk is None
-    assert unit.metrics.model_dump() == {"added_lines": 0, "removed_lines": 0, "hunk_count": 0}
+    assert unit.metrics.to_data() == {"added_lines": 0, "removed_lines": 0, "hunk_count": 0}
 
 
 def test_rename_with_edits_keeps_old_path_on_each_hunk(repo: GitFixture) -> None:
@@ -96,7 +96,7 @@ def test_binary_file(repo: GitFixture) -> None:
 
     unit = only(repo)
     assert (unit.file_path, unit.patch_type, unit.hunk) == ("logo.png", "binary", None)
-    assert unit.line_numbers.model_dump() == {"new_compact": "", "old_compact": ""}
+    assert unit.line_numbers.to_data() == {"new_compact": "", "old_compact": ""}
 
 
 def test_mode_only_change(repo: GitFixture) -> None:

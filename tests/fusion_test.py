@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from reviewbot.fusion import fuse, fuse_unit
+from reviewbot.plan_reply import PlanReply
 from reviewbot.schema import (
     AgentDecision,
     ExtraRequest,
@@ -24,10 +25,9 @@ PAY_NEW = "def pay(amount, currency):\n    return charge(amount, currency)\n"
 def unit(priority: str, confidence: float, level: str = "function",
          requests: tuple[ExtraRequest, ...] = ()) -> ReviewUnit:
     [base] = review("src/pay.py", PAY_NEW, PAY_OLD).units
-    return base.model_copy(update={
-        "agent_decision": AgentDecision(context_level=level, priority=priority),  # type: ignore[arg-type]
-        "rule_confidence": confidence, "rule_context_level": level,
-        "rule_extra_requests": requests})
+    return base.replace(
+        agent_decision=AgentDecision(context_level=level, priority=priority),  # type: ignore[arg-type]
+        rule_confidence=confidence, rule_context_level=level, rule_extra_requests=requests)
 
 
 def model(u: ReviewUnit, level: str, skip: bool = False, reason: str = "model reason",
@@ -107,9 +107,10 @@ def test_needles_a_reviewer_would_not_search_for_are_dropped(
 
 def test_a_unit_keeps_at_most_eight_requests() -> None:
     u = unit("low", 0.9)
-    asks = tuple(("search", f"word{n}") for n in range(2000))
-    item = model(u, "function", requests=asks)
-    assert len(item.extra_requests) == 16  # a plan item holds at most 16
+    asks = [{"type": "search", "details": f"word{n}"} for n in range(2000)]
+    [item] = PlanReply.model_validate({"plan": [{
+        "unit_id": u.unit_id, "llm_context_level": "function", "extra_requests": asks}]}).items()
+    assert len(item.extra_requests) == 16  # a model's plan item holds at most 16
     fused, lost = fuse_unit(u, item)
     assert len(fused.extra_requests) == 8
     assert len(lost) == 8 and "over 8 requests for one unit" in lost[0]

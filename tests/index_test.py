@@ -32,12 +32,12 @@ def mixed_change(repo: GitFixture) -> DiffResult:
 
 def test_review_index_golden(mixed_change: DiffResult) -> None:
     index = build_review_index(mixed_change, TIMESTAMP)
-    assert_golden(GOLDEN / "review_index.json", index.model_dump_json(indent=2))
+    assert_golden(GOLDEN / "review_index.json", index.to_json(indent=2))
 
 
 def test_planner_index_golden_has_no_diff_text_or_notes(mixed_change: DiffResult) -> None:
     planner = build_planner_index(build_review_index(mixed_change, TIMESTAMP))
-    data = planner.model_dump_json(indent=2)
+    data = planner.to_json(indent=2)
     assert_golden(GOLDEN / "planner_index.json", data)
     assert "charge(" not in data and "rule_notes" not in data
 

@@ -96,13 +96,11 @@ def build_item(unit: ReviewUnit, plan_item: FusedItem, findings: list[Finding],
     redactor = redactor or Redactor()
     parts = {name: _redacted(value, redactor, unit.file_path) for name, value in parts.items()}
     complete = _fit(parts, budget, clipped) and not searcher.skipped
-    fields = {k: tuple(v) if k in _LIST_PARTS else v for k, v in parts.items()}
-    return BundleItem.model_validate({
-        "unit_id": unit.unit_id, "meta": _meta(unit),
-        "final_context_level": plan_item.final_context_level,
-        "extra_requests": plan_item.extra_requests, "clipped": tuple(clipped),
-        "tokens": sum(_tokens(v) for v in parts.values()), "complete": complete, **fields,
-    })
+    fields: dict[str, Any] = {k: tuple(v) if k in _LIST_PARTS else v for k, v in parts.items()}
+    return BundleItem(
+        unit_id=unit.unit_id, meta=_meta(unit), final_context_level=plan_item.final_context_level,
+        extra_requests=plan_item.extra_requests, clipped=tuple(clipped),
+        tokens=sum(_tokens(v) for v in parts.values()), complete=complete, **fields)
 
 
 def _level_parts(unit: ReviewUnit, plan_item: FusedItem, source: RepoSource,
@@ -245,7 +243,7 @@ def _thinned(hit: CodeHit, keep: str) -> CodeHit:
     update: dict[str, Any] = {"snippet": "", "function": None}
     if keep == "lines":
         update["text"] = ""
-    return hit.model_copy(update=update)
+    return hit.replace(**update)
 
 
 def _tokens(value: Any) -> int:
@@ -265,9 +263,9 @@ def _redacted(value: Any, redactor: Redactor, path: str) -> Any:
     if isinstance(value, list):
         return [_redacted(v, redactor, path) for v in value]
     if isinstance(value, CodeHit):
-        return value.model_copy(update={
-            "text": redactor.for_path(value.text, value.file_path),
-            "snippet": redactor.for_path(value.snippet, value.file_path)})
+        return value.replace(
+            text=redactor.for_path(value.text, value.file_path),
+            snippet=redactor.for_path(value.snippet, value.file_path))
     return value
 
 

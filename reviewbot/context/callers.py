@@ -108,4 +108,4 @@ def _module_names(path: str) -> list[str]:
 
 
 def _location(hit: CodeHit) -> CodeHit:
-    return hit.model_copy(update={"text": hit.text[:LOCATION_CHARS], "snippet": ""})
+    return hit.replace(text=hit.text[:LOCATION_CHARS], snippet="")

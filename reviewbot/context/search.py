@@ -103,9 +103,9 @@ class Searcher:
         lines = text.split("\n")
         if span is None:
             snippet, _ = numbered(lines, max(1, hit.line - 3), hit.line + 3)
-            return hit.model_copy(update={"snippet": snippet})
+            return hit.replace(snippet=snippet)
         snippet, _ = numbered(lines, span.start, span.end, limit=CALLER_SNIPPET_LINES)
-        return hit.model_copy(update={"function": span.qualname, "snippet": snippet})
+        return hit.replace(function=span.qualname, snippet=snippet)
 
     def _rank(self, hit: CodeHit) -> tuple[int, int, str, int]:
         return (self.distance(hit.file_path), _KIND_ORDER[hit.kind], hit.file_path, hit.line)

@@ -74,7 +74,7 @@ class Ledger:
 
     def amend(self, index: int, **update: object) -> None:
         with self._lock:
-            self.calls[index] = self.calls[index].model_copy(update=update)
+            self.calls[index] = self.calls[index].replace(**update)
 
     def pause(self, seconds: float) -> None:
         """Hold every worker back for `seconds` (a rate limit applies to the whole run)."""

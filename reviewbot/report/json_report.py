@@ -7,4 +7,4 @@ from reviewbot.report import ReportInput
 
 class JsonReporter:
     def render(self, data: ReportInput) -> str:
-        return data.report.model_dump_json(indent=2)
+        return data.report.to_json(indent=2)

@@ -21,8 +21,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from reviewbot.diff_index import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import ChatMessage, ToolCall, system, user
+from reviewbot.model.replies import clipped_list, clipped_text
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.review.prompts import NUDGE, STRUCTURED, SYSTEM
+from reviewbot.review.replies import FindingArgs
 from reviewbot.review.tools import MAX_FINDINGS, TOOLS, Toolbox
 from reviewbot.review.verify import MAX_ROUNDS, ReadText, Verdict, check, feedback
 from reviewbot.schema import (
@@ -30,8 +32,6 @@ from reviewbot.schema import (
     Rejection,
     ReviewMode,
     UnitReview,
-    clipped_list,
-    clipped_text,
 )
 
 
@@ -48,7 +48,7 @@ class ReviewReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    findings: Annotated[list[RecordedFinding], BeforeValidator(clipped_list(MAX_FINDINGS))] = (
+    findings: Annotated[list[FindingArgs], BeforeValidator(clipped_list(MAX_FINDINGS))] = (
         Field(default_factory=list))
     summary: Annotated[str, BeforeValidator(clipped_text(2000))] = ""
 
@@ -95,7 +95,7 @@ class Conversation:
                 break
             self.turns += 1
             self.toolbox.summary = answer.summary
-            failed = self._verify(answer.findings)
+            failed = self._verify([finding.recorded() for finding in answer.findings])
             if not failed or self.rounds >= MAX_ROUNDS:
                 break
             messages += [ChatMessage(role="assistant", content=answer.model_dump_json()),

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from pydantic import ValidationError
+import msgspec
 
 from reviewbot.artifacts import redact_strings
 from reviewbot.cache import ResultCache
@@ -104,7 +104,7 @@ class Reviewer:
             return cached
         review = self._converse(group, prompt)
         if self.cache is not None and review.stop_reason == "finished":
-            self.cache.put("review", key, redact_strings(review.model_dump(mode="json"),
+            self.cache.put("review", key, redact_strings(review.to_data(),
                                                          self.session.redactor))
         return review
 
@@ -113,8 +113,8 @@ class Reviewer:
         if data is None:
             return None
         try:
-            return UnitReview.model_validate(data).model_copy(update={"cached": True})
-        except ValidationError:
+            return UnitReview.from_data(data).replace(cached=True)
+        except msgspec.ValidationError:
             return None
 
     def _converse(self, group: Group, prompt: str) -> UnitReview:
@@ -229,7 +229,7 @@ def _with_suggestions(findings: list[Finding], session: ModelSession | None,
             attached[id(finding)] = result.replacement
         else:
             rejected[result.outcome] = rejected.get(result.outcome, 0) + 1
-    with_code = [f.model_copy(update={"replacement": attached[id(f)]}) if id(f) in attached
+    with_code = [f.replace(replacement=attached[id(f)]) if id(f) in attached
                  else f for f in findings]
     return with_code, SuggestionStats(asked=len(wanted), attached=len(attached),
                                       rejected=rejected)

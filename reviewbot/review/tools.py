@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from reviewbot.context.search import Searcher
 from reviewbot.errors import GitError
 from reviewbot.model.messages import ToolCall, ToolSpec
+from reviewbot.review.replies import FindingArgs
 from reviewbot.schema import RecordedFinding
 from reviewbot.source import RepoSource
 
@@ -73,7 +74,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     _spec("list_files", "List the tracked files under a folder.", ListArgs),
     _spec("record_finding", "Record one problem in the changed code. Only recorded findings "
           "are reported. `evidence` must quote the code exactly as it is at the lines "
-          "given.", RecordedFinding),
+          "given.", FindingArgs),
     _spec("finish", "End the review of this change when every problem is recorded.",
           FinishArgs),
 )
@@ -154,7 +155,7 @@ class Toolbox:
         return "\n".join(shown) + more
 
     def record(self, arguments: dict[str, Any]) -> str:
-        finding = RecordedFinding.model_validate(arguments)
+        finding = FindingArgs.model_validate(arguments).recorded()
         if len(self.findings) >= MAX_FINDINGS:
             return _error(f"at most {MAX_FINDINGS} findings per change; keep the most "
                           "important")

@@ -145,7 +145,7 @@ def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Fi
     if not setting.enabled or not lines:
         return []
     found = secrets.HISTORY_RULE.check_history(lines)
-    return [f.model_copy(update={"severity": setting.severity}) if setting.severity else f
+    return [f.replace(severity=setting.severity) if setting.severity else f
             for f in found]
 
 

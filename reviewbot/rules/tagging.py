@@ -235,15 +235,14 @@ def assess(unit: ReviewUnit, findings: list[Finding],
 
 
 def apply(unit: ReviewUnit, assessment: Assessment) -> ReviewUnit:
-    return unit.model_copy(update={
-        "tags": assessment.tags,
-        "rule_context_level": assessment.level,
-        "rule_confidence": assessment.confidence,
-        "rule_notes": assessment.notes,
-        "rule_extra_requests": assessment.requests,
-        "agent_decision": AgentDecision(context_level=assessment.level,
-                                        priority=assessment.priority),
-    })
+    return unit.replace(
+        tags=assessment.tags,
+        rule_context_level=assessment.level,
+        rule_confidence=assessment.confidence,
+        rule_notes=assessment.notes,
+        rule_extra_requests=assessment.requests,
+        agent_decision=AgentDecision(context_level=assessment.level,
+                                        priority=assessment.priority))
 
 
 _QUIET = frozenset({"only_whitespace", "only_comments", "only_docs", "docs"})

@@ -104,7 +104,7 @@ def test_acceptance_pay_signature_change(shop: GitFixture,
 
 def plan_item(unit: ReviewUnit, level: str = "diff_only",
               *requests: ExtraRequest) -> FusedItem:
-    return FusedItem.model_validate({
+    return FusedItem.from_data({
         "unit_id": unit.unit_id, "rule_context_level": level, "rule_confidence": 0.5,
         "llm_context_level": level, "final_context_level": level, "extra_requests": requests})
 
@@ -126,7 +126,7 @@ def build(source: RepoSource, unit: ReviewUnit, *requests: ExtraRequest,
           level: str = "diff_only", findings: list[Finding] | None = None,
           budget: int = 10_000) -> dict[str, object]:
     return build_item(unit, plan_item(unit, level, *requests), findings or [], source,
-                      budget).model_dump()
+                      budget).to_data()
 
 
 def test_levels(staged_units: tuple[RepoSource, list[ReviewUnit]]) -> None:
@@ -227,7 +227,7 @@ def test_secrets_are_redacted_everywhere(shop: GitFixture) -> None:
                                 for u in rules.units))
     bundle = build_bundle(plan, rules.units, rules.findings, RepoSource(repo, diff), Config(),
                           Redactor(secret_values(rules.units, rules.findings)))
-    text = bundle.model_dump_json()
+    text = bundle.to_json()
     assert key not in text and "[REDACTED]" in text
 
 

@@ -131,7 +131,7 @@ def test_client_errors_are_not_retried_and_never_show_the_key(fake_openai: FakeO
         ask(caller)
     assert len(fake_openai.received) == 1
     assert KEY not in str(exc.value) and KEY not in repr(exc.value)
-    assert all(KEY not in call.model_dump_json() for call in caller.ledger.calls)
+    assert all(KEY not in call.to_json() for call in caller.ledger.calls)
     assert "***" in (caller.ledger.calls[0].error or "")
 
 

@@ -14,6 +14,7 @@ from reviewbot.report import FORMATS, ReportInput, render
 from reviewbot.review.meta import model_rule_metadata
 from reviewbot.rules import rule_metadata
 from reviewbot.schema import (
+    AgentDecision,
     Finding,
     IndexUnit,
     LineNumbers,
@@ -28,7 +29,7 @@ HERE = Path(__file__).parent
 UNIT = dict(language="python", patch_type="modify", metrics=Metrics(added_lines=4, hunk_count=1),
             rule_context_level="function", rule_confidence=0.95,
             line_numbers=LineNumbers(new_compact="L1-L9", old_compact="L1-L5"),
-            agent_decision={"context_level": "function", "priority": "high"})
+            agent_decision=AgentDecision(context_level="function", priority="high"))
 FINDINGS = (
     Finding(file_path="app/deploy.py", start_line=3, end_line=3, severity="error",
             category="secrets", rule_id="secrets.hardcoded",
@@ -125,8 +126,8 @@ def test_sarif_is_valid_and_complete() -> None:
 
 def test_sarif_fingerprint_survives_a_line_shift() -> None:
     def fingerprint_of(line: int) -> str:
-        moved = FINDINGS[1].model_copy(update={"start_line": line, "end_line": line})
-        data = ReportInput(report=REPORT.model_copy(update={"findings": (moved,)}),
+        moved = FINDINGS[1].replace(start_line=line, end_line=line)
+        data = ReportInput(report=REPORT.replace(findings=(moved,)),
                            code={("app/deploy.py", line): CODE[("app/deploy.py", 6)]})
         result = json.loads(render("sarif", data))["runs"][0]["results"][0]
         return str(result["partialFingerprints"]["reviewbotFingerprint/v1"])
@@ -153,14 +154,14 @@ def test_reporters_never_get_a_secret_line() -> None:
 
     line = 'requests.get(url, auth=("me", "AKIAQWERTYUIOPASDFGH"), verify=False)'
     units = parse_units(make_diff("app/http.py", f"import requests\n{line}\nx = 1\n"))
-    tls = FINDINGS[1].model_copy(update={"file_path": "app/http.py", "start_line": 2,
-                                         "end_line": 2})
-    secret = FINDINGS[0].model_copy(update={"file_path": "app/http.py", "start_line": 2,
-                                            "end_line": 2})
+    tls = FINDINGS[1].replace(file_path="app/http.py", start_line=2,
+                                         end_line=2)
+    secret = FINDINGS[0].replace(file_path="app/http.py", start_line=2,
+                                            end_line=2)
     assert finding_code(units, [tls]) == {("app/http.py", 2): line}
     code = finding_code(units, [tls, secret])
     assert code == {}
-    report = REPORT.model_copy(update={"findings": (tls, secret)})
+    report = REPORT.replace(findings=(tls, secret))
     for name in FORMATS:
         assert "AKIAQWERTYUIOPASDFGH" not in render(name, ReportInput(report=report, code=code))
 
@@ -181,8 +182,8 @@ def test_text_quiet_and_verbose() -> None:
 
 
 def test_a_newline_in_a_file_name_stays_on_its_heading_line() -> None:
-    odd = FINDINGS[2].model_copy(update={"file_path": "web/a\n## forged heading.js"})
-    data = ReportInput(report=REPORT.model_copy(update={"findings": (odd,)}))
+    odd = FINDINGS[2].replace(file_path="web/a\n## forged heading.js")
+    data = ReportInput(report=REPORT.replace(findings=(odd,)))
     markdown = render("markdown", data)
     assert "### `web/a\\n## forged heading.js`" in markdown
     assert "\n## forged" not in markdown
@@ -191,9 +192,9 @@ def test_a_newline_in_a_file_name_stays_on_its_heading_line() -> None:
 
 def test_quoted_code_is_clipped_in_every_format(tmp_path: Path) -> None:
     huge = "var a=" + "1," * 2_500_000 + "eval(x);"
-    finding = FINDINGS[1].model_copy(update={"file_path": "web/app.min.js", "start_line": 1,
-                                             "end_line": 1})
-    data = ReportInput(report=REPORT.model_copy(update={"findings": (finding,)}),
+    finding = FINDINGS[1].replace(file_path="web/app.min.js", start_line=1,
+                                             end_line=1)
+    data = ReportInput(report=REPORT.replace(findings=(finding,)),
                        code={("web/app.min.js", 1): huge}, rules=rule_metadata())
     for name in FORMATS:
         assert len(render(name, data)) < 20_000, name
@@ -204,14 +205,14 @@ def test_quoted_code_is_clipped_in_every_format(tmp_path: Path) -> None:
 def test_findings_on_identical_code_get_distinct_fingerprints() -> None:
     from reviewbot.report.fingerprint import fingerprint
 
-    twins = [FINDINGS[1].model_copy(update={"start_line": n, "end_line": n}) for n in (6, 20)]
-    data = ReportInput(report=REPORT.model_copy(update={"findings": tuple(twins)}),
+    twins = [FINDINGS[1].replace(start_line=n, end_line=n) for n in (6, 20)]
+    data = ReportInput(report=REPORT.replace(findings=tuple(twins)),
                        code={("app/deploy.py", n): CODE[("app/deploy.py", 6)] for n in (6, 20)})
     first, second = (fingerprint(data, f) for f in twins)
     assert first != second
-    moved = data.report.model_copy(update={"findings": tuple(
-        f.model_copy(update={"start_line": f.start_line + 3, "end_line": f.end_line + 3})
-        for f in twins)})
+    moved = data.report.replace(findings=tuple(
+        f.replace(start_line=f.start_line + 3, end_line=f.end_line + 3)
+        for f in twins))
     shifted = ReportInput(report=moved, code={("app/deploy.py", n): CODE[("app/deploy.py", 6)]
                                               for n in (9, 23)})
     assert [fingerprint(shifted, f) for f in moved.findings] == [first, second]

@@ -33,10 +33,10 @@ def test_replacements_that_do_not_check_out() -> None:
 
 def test_only_local_fixes_of_model_findings_in_the_diff_are_asked_for() -> None:
     assert wants_suggestion(FINDING)
-    assert not wants_suggestion(FINDING.model_copy(update={"source": "rule"}))
-    assert not wants_suggestion(FINDING.model_copy(update={"in_diff": False}))
-    assert not wants_suggestion(FINDING.model_copy(update={"suggestion": ""}))
-    assert not wants_suggestion(FINDING.model_copy(update={"end_line": 40}))
+    assert not wants_suggestion(FINDING.replace(source="rule"))
+    assert not wants_suggestion(FINDING.replace(in_diff=False))
+    assert not wants_suggestion(FINDING.replace(suggestion=""))
+    assert not wants_suggestion(FINDING.replace(end_line=40))
 
 
 def test_the_call_is_plain_text_and_a_fence_is_accepted(fake_openai: FakeOpenAI) -> None:

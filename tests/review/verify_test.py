@@ -75,7 +75,7 @@ def test_a_model_finding_restating_a_rule_finding_merges_into_it() -> None:
                    category="bug", rule_id="python.open-without-with",
                    title="File opened without a with block",
                    message="The handle leaks when the next line raises.")
-    unrelated = rule.model_copy(update={"title": "Debugging leftover", "message": "print()"})
+    unrelated = rule.replace(title="Debugging leftover", message="print()")
     assert merge([_finding()], [unrelated])[0] == [_finding()]
     kept, merged = merge([_finding()], [rule])
     assert kept == [] and merged == ["File handle never closed -> python.open-without-with"]

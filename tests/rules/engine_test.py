@@ -62,7 +62,7 @@ def test_suppressing_another_rule_does_not_hide_this_one() -> None:
 
 def test_secret_text_never_appears_in_findings() -> None:
     [finding] = findings("src/keys.py", 'KEY = "AKIAQWERTYUIOPASDFGH"\n')
-    text = finding.model_dump_json()
+    text = finding.to_json()
     assert "AKIAQWERTYUIOPASDFGH" not in text
     assert "AKIA********" in finding.message
 
@@ -222,5 +222,5 @@ def test_secrets_a_worker_finds_are_redacted_here(monkeypatch: pytest.MonkeyPatc
     result = run_rules(units, files.get, config)
     assert {f.file_path for f in result.findings if f.category == "secrets"} == set(tokens)
     assert secret_values(result.units, result.findings) >= set(tokens.values())
-    dumped = "".join(f.model_dump_json() for f in result.findings)
+    dumped = "".join(f.to_json() for f in result.findings)
     assert not any(token in dumped for token in tokens.values())

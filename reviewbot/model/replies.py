@@ -1,0 +1,24 @@
+"""Bounding what a model answers: text and lists longer than a limit are cut, not refused
+(a long but useful answer is still used), and a cut text says how much was cut.
+
+For pydantic `BeforeValidator`s on the reply models (`reviewbot/plan_reply.py`,
+`reviewbot/review/replies.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def clipped_text(limit: int) -> Callable[[object], object]:
+    def clip(value: object) -> object:
+        if isinstance(value, str) and len(value) > limit:
+            return value[:limit] + f"... [{len(value) - limit:,} characters cut]"
+        return value
+    return clip
+
+
+def clipped_list(limit: int) -> Callable[[object], object]:
+    def clip(value: object) -> object:
+        return value[:limit] if isinstance(value, list | tuple) else value
+    return clip

@@ -1,0 +1,29 @@
+"""A finding as the model sends it (the `record_finding` tool's arguments, an item of a
+structured answer): validated and bounded by pydantic, which also writes the JSON schema
+the model is given, then kept as the run's own `RecordedFinding` record.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.schema import MAX_TEXT_CHARS, MAX_TITLE_CHARS, Category, RecordedFinding, Severity
+
+
+class FindingArgs(BaseModel):
+    # The title is the name the model has always seen in its schema.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True,
+                              title="RecordedFinding")
+
+    file_path: str = Field(min_length=1, max_length=500)
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    severity: Severity
+    category: Category
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    message: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    evidence: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    fix_description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+
+    def recorded(self) -> RecordedFinding:
+        return RecordedFinding(**self.model_dump())
