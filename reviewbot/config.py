@@ -273,7 +273,7 @@ def _validate(table: Mapping[str, Any], source: str) -> FileConfig:
 # msgspec's messages, e.g. "Expected `int` >= 1 - at `$.limits.processes`".
 _AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 _UNKNOWN = re.compile(r"Object contains unknown field `(?P<name>[^`]*)`")
-_WRONG_TYPE = re.compile(r"Expected `(?P<want>\w+)(?: \| null)?`, got `\w+`")
+_WRONG_TYPE = re.compile(r"Expected `(?P<want>[\w |]+)`, got `\w+`")
 _BOUND = re.compile(r"Expected `\w+` (?P<op>>=|>|<=|<) (?P<limit>[\d.]+)")
 _LENGTH = re.compile(r"Expected `(?:str|array)` of length (?P<op>>=|<=) (?P<limit>\d+)")
 _OP_WORDS = {">=": "at least", ">": "greater than", "<=": "at most", "<": "less than"}
@@ -286,24 +286,30 @@ def _explain(message: str, table: Mapping[str, Any]) -> str:
     value given."""
     found = _AT.match(message)
     what, path = (found["what"], found["path"] or "") if found else (message, "")
-    key = path.lstrip(".")
+    key = path.lstrip(".").replace("[...]", ".*")
+    value = _value_at(table, key)
     if unknown := _UNKNOWN.match(what):
         return _unknown_key(".".join(p for p in (re.sub(r"\[\d+\]", "", key), unknown["name"])
                                      if p))
     if wrong := _WRONG_TYPE.match(what):
-        rule = f"must be {_TYPE_WORDS.get(wrong['want'], wrong['want'])}"
+        wanted = [_TYPE_WORDS.get(t, t) for t in wrong["want"].split(" | ") if t != "null"]
+        rule = f"must be {' or '.join(wanted)}"
     elif bound := _BOUND.match(what):
         rule = f"must be {_OP_WORDS[bound['op']]} {_number(bound['limit'])}"
     elif what.startswith("Invalid enum value"):
         rule = f"must be {_choices(key)}"
     elif length := _LENGTH.match(what):
+        unit = "characters" if isinstance(value, str) else "items"
         rule = ("must not be empty" if length["op"] == ">=" and length["limit"] == "1" else
-                f"must have {_OP_WORDS[length['op']]} {length['limit']} characters or items")
+                f"must have {_OP_WORDS[length['op']]} {length['limit']} {unit}")
     else:
         rule = what[:1].lower() + what[1:]
-    value = _value_at(table, key)
-    shown = f" (got {value!r})" if isinstance(value, str | int | float | bool) else ""
+    shown = f" (got {_clipped(repr(value))})" if isinstance(value, str | int | float | bool) else ""
     return f"{key or 'the file'}: {rule}{shown}"
+
+
+def _clipped(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def _number(text: str) -> str:
