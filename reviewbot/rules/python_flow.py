@@ -73,6 +73,9 @@ class Flow:
     # of them compared with a base afterwards: contained paths.
     normalised: set[str] = field(default_factory=set)
     checked: set[str] = field(default_factory=set)
+    # Names compared with a base only inside an `if` on something else (a flag, a setting):
+    # the condition, first one seen. The check does not run on every path.
+    flag_checked: dict[str, ast.expr] = field(default_factory=dict)
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
@@ -166,9 +169,9 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
              outgoing: bool = False) -> Flow:
     flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing)
-    for statement, conditional in sorted(_statements(body, False),
-                                         key=lambda s: (s[0].lineno, s[0].col_offset)):
-        _step(flow, statement, qualified, conditional)
+    for statement, conditional, guards in sorted(_statements(body, False),
+                                                 key=lambda s: (s[0].lineno, s[0].col_offset)):
+        _step(flow, statement, qualified, conditional, guards)
     return flow
 
 
@@ -176,27 +179,34 @@ def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
 _CONDITIONAL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
 
 
-def _statements(body: list[ast.stmt], conditional: bool) -> Iterator[tuple[ast.stmt, bool]]:
-    """Every statement of a body, nested blocks included, nested functions left out, and
-    whether it runs only on some paths (inside an if, a loop, a try)."""
+Guards = tuple[ast.expr, ...]
+
+
+def _statements(body: list[ast.stmt], conditional: bool,
+                guards: Guards = ()) -> Iterator[tuple[ast.stmt, bool, Guards]]:
+    """Every statement of a body, nested blocks included, nested functions left out; whether
+    it runs only on some paths (inside an if, a loop, a try), and the tests of the `if`s
+    around it."""
     for statement in body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        yield statement, conditional
+        yield statement, conditional, guards
         inner_conditional = conditional or isinstance(statement, _CONDITIONAL)
+        inner_guards = (*guards, statement.test) if isinstance(statement, ast.If) else guards
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
                 yield from _statements([s for s in inner if isinstance(s, ast.stmt)],
-                                       inner_conditional)
+                                       inner_conditional, inner_guards)
         for handler in getattr(statement, "handlers", None) or ():
-            yield from _statements(handler.body, True)
+            yield from _statements(handler.body, True, guards)
         for case in getattr(statement, "cases", None) or ():
-            yield from _statements(case.body, True)
+            yield from _statements(case.body, True, guards)
 
 
-def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool) -> None:
-    _note_checks(flow, statement)
+def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
+          guards: Guards = ()) -> None:
+    _note_checks(flow, statement, guards)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
         if value is None:
@@ -354,8 +364,10 @@ def _all_constant(expr: ast.expr) -> bool:
                           | ast.Dict | ast.expr_context) for n in ast.walk(expr))
 
 
-def _note_checks(flow: Flow, statement: ast.stmt) -> None:
-    """Names this statement compares with a base after normalising them."""
+def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
+    """Names this statement compares with a base after normalising them. Inside an `if` on
+    neither the name nor input (`if not self._follow_symlinks:`), the check runs only
+    sometimes: the name is `flag_checked`, not checked."""
     for node in _own_nodes(statement):
         if not (isinstance(node, ast.Call) and _called(node) in _CHECKS):
             continue
@@ -364,8 +376,19 @@ def _note_checks(flow: Flow, statement: ast.stmt) -> None:
             parts.append(node.func.value)
         for part in parts:
             inline = _normalises(part)
-            flow.checked.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name)
-                                and (inline or n.id in flow.normalised))
+            for name in {n.id for n in ast.walk(part) if isinstance(n, ast.Name)
+                         and (inline or n.id in flow.normalised)}:
+                flag = next((g for g in guards if not _about(g, name, flow)), None)
+                if flag is None:
+                    flow.checked.add(name)
+                else:
+                    flow.flag_checked.setdefault(name, flag)
+
+
+def _about(test: ast.expr, name: str, flow: Flow) -> bool:
+    """Whether an `if` test looks at the name or at input (then it decides about the path)."""
+    return any(isinstance(n, ast.Name) and (n.id == name or n.id in flow.tainted)
+               for n in ast.walk(test))
 
 
 def _called(call: ast.Call) -> str:

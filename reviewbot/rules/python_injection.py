@@ -445,7 +445,8 @@ _PATH_SINKS: dict[str, int] = {
     # send_from_directory guards the file name, not the directory.
     "flask.send_from_directory": 1, "send_from_directory": 1,
     "starlette.responses.FileResponse": 1, "fastapi.responses.FileResponse": 1,
-    "FileResponse": 1, "os.remove": 1, "os.unlink": 1, "os.rmdir": 1, "os.removedirs": 1,
+    "FileResponse": 1, "aiohttp.web.FileResponse": 1, "aiohttp.web_fileresponse.FileResponse": 1,
+    "os.remove": 1, "os.unlink": 1, "os.rmdir": 1, "os.removedirs": 1,
     "shutil.rmtree": 1, "os.listdir": 1, "os.scandir": 1, "os.makedirs": 1, "os.mkdir": 1,
     "shutil.copy": 2, "shutil.copy2": 2, "shutil.copyfile": 2, "shutil.copytree": 2,
     "shutil.move": 2, "os.rename": 2, "os.replace": 2, "os.symlink": 2,
@@ -499,12 +500,22 @@ def _is_path_expression(node: ast.expr) -> bool:
 def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | None:
     if use.source is None or use.source in ("argv", "input", "environment"):
         return None  # a command-line tool opens the files its user names
-    if any(isinstance(n, ast.Name) and n.id in use.flow.checked
-           for part in (use.value, *use.call.args[:1]) for n in ast.walk(part)):
+    names = {n.id for part in (use.value, *use.call.args[:1]) for n in ast.walk(part)
+             if isinstance(n, ast.Name)}
+    if names & use.flow.checked:
         return None  # normalised and compared with its base folder
     suggestion = ("Resolve the path and check it stays under the base folder "
                   "(Path(base, name).resolve().is_relative_to(base)), or use "
                   "werkzeug.utils.safe_join / secure_filename.")
+    flag = next((use.flow.flag_checked[n] for n in sorted(names & use.flow.flag_checked.keys())),
+                None)
+    if flag is not None and use.source in ("request", "archive"):
+        return ("warning", f"`{use.name}` uses a file path built{_from(use.source)} whose check "
+                           "that it stays in its folder runs only when "
+                           f"{_condition(flag)}: otherwise `../` in it reaches any "
+                           "file the process can (path traversal).",
+                "Check every path, whatever the setting (after resolving links if they may "
+                "point outside).")
     joined = any(_joins_input(value, use.flow, parsed) for value in (use.value, *use.chain))
     if use.name in _PROBES and not joined:
         return None
@@ -523,6 +534,19 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
                         "the parameter can come from a user, `../` in it escapes the folder.",
                 suggestion)
     return None
+
+
+def _condition(test: ast.expr) -> str:
+    """An `if` test in words: a (negated) dotted name as it is, anything else by its line
+    (a message quotes names, never expressions that could hold data)."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    node, parts = test.operand if isinstance(test, ast.UnaryOp) and negated else test, []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return f"the condition on line {test.lineno} holds"
+    return f"`{'not ' if negated else ''}{'.'.join([node.id, *reversed(parts)])}`"
 
 
 def _direct_request(use: Use, parsed: PythonFile) -> bool:

@@ -232,6 +232,25 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "    path = os.path.realpath(os.path.join(BASE, name))\n"
      "    if not path.startswith(BASE):\n        abort(404)\n    return send_file(path)\n",
      set()),
+    ("a containment check that runs only under a setting", "web/static.py",
+     "from aiohttp.web import FileResponse\nclass Static:\n"
+     "    async def _handle(self, request):\n"
+     "        path = self._directory.joinpath(request.match_info['name']).resolve()\n"
+     "        if not self._follow_symlinks:\n            path.relative_to(self._directory)\n"
+     "        return FileResponse(path)\n", {("python.path-traversal", W)}),
+    ("near: the containment check in a try, on every path", "web/static.py",
+     "from aiohttp.web import FileResponse\nclass Static:\n"
+     "    async def _handle(self, request):\n        try:\n"
+     "            path = self._directory.joinpath(request.match_info['name']).resolve()\n"
+     "            path.relative_to(self._directory)\n"
+     "        except ValueError:\n            raise HTTPNotFound()\n"
+     "        return FileResponse(path)\n", set()),
+    ("near: a check under an if about the path itself", "web/static.py",
+     "from aiohttp.web import FileResponse\nclass Static:\n"
+     "    async def _handle(self, request):\n        name = request.match_info['name']\n"
+     "        path = self._directory.joinpath(name).resolve()\n"
+     "        if name:\n            path.relative_to(self._directory)\n"
+     "        return FileResponse(path)\n", set()),
     ("library joins a folder with a parameter: info", "app/store.py",
      "def read(self, name):\n    with open(os.path.join(self.root, name)) as f:\n"
      "        return f.read()\n", {("python.path-traversal", I)}),
