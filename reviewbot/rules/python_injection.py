@@ -307,6 +307,56 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
                                 for node in ast.walk(part))
                 yield from _report(parsed, use, *found)
     yield from _sql_elsewhere(parsed, reported)
+    yield from _quoted_extras(parsed)
+
+
+# Django's expression API: a class's `template` is SQL, and what its `__init__` passes on
+# as keywords (`**extra`) is put into the template by `%`, unescaped.
+_EXPRESSION_BASES = ("Func", "Aggregate", "Transform", "Window", "Expression", "Lookup")
+_NAMED_QUOTED = re.compile(r"""(['"])%\((\w+)\)s\1""")
+
+
+def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
+    """`template = "... '%(delimiter)s' ..."` in a Django expression whose `__init__` passes
+    its caller's `delimiter` on: Django formats it into the SQL between the quotes
+    (CVE-2020-7471). Quiet for names the class fills itself (`'%(function)s'`)."""
+    for node in parsed.nodes:
+        if not (isinstance(node, ast.ClassDef)
+                and any(_base_name(b).endswith(_EXPRESSION_BASES) for b in node.bases)):
+            continue
+        passed = _passed_on(node)
+        for statement in node.body:
+            if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)
+                    and any(isinstance(t, ast.Name) and t.id == "template"
+                            for t in statement.targets)):
+                continue
+            for quoted in _NAMED_QUOTED.finditer(statement.value.value):
+                if quoted.group(2) in passed:
+                    yield (statement.value, "warning",
+                           f"The SQL template quotes `{quoted.group(0)}`, which `__init__` "
+                           "takes from its caller: Django puts template values into the SQL "
+                           "as text, so a quote in the value ends the literal and the rest "
+                           "is SQL (SQL injection).",
+                           "Pass the value as an expression (`Value(...)`) among the "
+                           "function's arguments, so the database binds it.")
+                    break
+
+
+def _base_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _passed_on(cls: ast.ClassDef) -> set[str]:
+    """Keywords `__init__` passes to `super().__init__` from its own parameters."""
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            params = {a.arg for a in (*item.args.args, *item.args.kwonlyargs)}
+            return {k.arg for n in ast.walk(item) if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+                    for k in n.keywords if k.arg and isinstance(k.value, ast.Name)
+                    and k.value.id in params}
+    return set()
 
 
 def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:

@@ -216,6 +216,22 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      set()),
     ("a quoted placeholder in a VALUES list", "app/db.py",
      "Q = \"INSERT INTO users (name) VALUES ('%s')\"\n", {("python.sql-injection", W)}),
+    ("a Django expression quotes a value its caller passes", "app/aggregates.py",
+     "class StringAgg(Aggregate):\n    function = 'STRING_AGG'\n"
+     "    template = \"%(function)s(%(expressions)s, '%(delimiter)s')\"\n"
+     "    def __init__(self, expression, delimiter, **extra):\n"
+     "        super().__init__(expression, delimiter=delimiter, **extra)\n",
+     {("python.sql-injection", W)}),
+    ("near: a quoted name the class fills itself", "app/functions.py",
+     "class SHA224(Func):\n    function = 'SHA224'\n"
+     "    template = \"ENCODE(DIGEST(%(expressions)s, '%(function)s'), 'hex')\"\n"
+     "    def __init__(self, expression, **extra):\n"
+     "        super().__init__(expression, **extra)\n", set()),
+    ("near: the caller's value passed as an expression", "app/aggregates.py",
+     "class StringAgg(Aggregate):\n    function = 'STRING_AGG'\n"
+     "    template = '%(function)s(%(expressions)s)'\n"
+     "    def __init__(self, expression, delimiter, **extra):\n"
+     "        super().__init__(expression, Value(delimiter), **extra)\n", set()),
     # --- python: paths and html ------------------------------------------------------------
     ("path from request data", "app/views.py",
      "from flask import request, send_file\n@app.route('/download')\ndef download():\n"
