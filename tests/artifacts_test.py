@@ -61,3 +61,24 @@ def test_unwritable_output_dir_is_a_config_error(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(ConfigError, match="--output-dir"):
         create_run_dir(blocker / "runs", "run1")
+
+
+def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:
+    """Long lists are written an element at a time by msgspec's encoder; an element holding
+    a secret goes through the redaction pass like the rest."""
+    from reviewbot.redaction import Redactor
+    from reviewbot.schema import DiffLine, DiffResult, Hunk, ReviewUnit
+
+    secret = "zq-internal-value-991"
+    hunk = Hunk(header="@@ -0,0 +1 @@", old_start=0, old_length=0, new_start=1, new_length=1,
+                lines=(DiffLine(kind="add", text=f"TOKEN = '{secret}'", new_lineno=1),))
+    clean = ReviewUnit(unit_id="u1", file_path="a.py", patch_type="add")
+    diff = DiffResult(request=ChangeRequest(mode="staged"), repo_root="/r", base_rev="HEAD",
+                      units=(clean, clean.replace(unit_id="u2", hunk=hunk)))
+    run_dir = create_run_dir(tmp_path / "runs", "20261123T000000Z-abcdef",
+                             redactor=Redactor([secret]))
+    text = run_dir.write("diff", diff).read_text()
+    assert secret not in text and "TOKEN = " in text
+    loaded = run_dir.read("diff")
+    assert isinstance(loaded, DiffResult) and loaded.units[0] == clean
+    assert loaded.units[1].hunk is not None and secret not in loaded.units[1].hunk.lines[0].text

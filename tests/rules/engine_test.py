@@ -224,3 +224,17 @@ def test_secrets_a_worker_finds_are_redacted_here(monkeypatch: pytest.MonkeyPatc
     assert secret_values(result.units, result.findings) >= set(tokens.values())
     dumped = "".join(f.to_json() for f in result.findings)
     assert not any(token in dumped for token in tokens.values())
+
+
+def test_a_containment_check_under_a_condition_names_it_by_line_unless_it_is_a_name() -> None:
+    """The message quotes a flag by its dotted name, never an expression (which could hold
+    data): anything else is named by its line."""
+    source = ("from aiohttp.web import FileResponse\nclass Static:\n"
+              "    async def _handle(self, request):\n"
+              "        path = self._directory.joinpath(request.match_info['name']).resolve()\n"
+              "        if self.mode == 'strict':\n"
+              "            path.relative_to(self._directory)\n"
+              "        return FileResponse(path)\n")
+    [found] = findings("web/static.py", source)
+    assert "runs only when the condition on line 5 holds" in found.message
+    assert "strict" not in found.message
