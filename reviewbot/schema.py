@@ -41,7 +41,10 @@ SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
 
 class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The base of every contract: immutable, built by keyword, strict when decoded."""
+    """The base of every contract: immutable, built by keyword, strict when decoded.
+
+    Each subclass repeats `frozen=True, kw_only=True`: msgspec applies `kw_only` to the
+    fields a class declares itself, and mypy reads both from each class statement."""
 
     def replace(self, **changes: Any) -> Self:
         """A copy with some fields changed (not validated: our own code builds it)."""
