@@ -321,8 +321,12 @@ def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
     its caller's `delimiter` on: Django formats it into the SQL between the quotes
     (CVE-2020-7471). Quiet for names the class fills itself (`'%(function)s'`)."""
     for node in parsed.nodes:
-        if not (isinstance(node, ast.ClassDef)
-                and any(_base_name(b).endswith(_EXPRESSION_BASES) for b in node.bases)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        # Mixins too (Django's OracleToleranceMixin has no base): `self.extra` and a
+        # template with `%%(...)s` say what it is.
+        yield from _extras_formatted(node)
+        if not any(_base_name(b).endswith(_EXPRESSION_BASES) for b in node.bases):
             continue
         passed = _passed_on(node)
         for statement in node.body:
@@ -341,6 +345,39 @@ def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
                            "Pass the value as an expression (`Value(...)`) among the "
                            "function's arguments, so the database binds it.")
                     break
+
+
+def _extras_formatted(cls: ast.ClassDef) -> Iterator[Report]:
+    """`"... %%(expressions)s, %s" % tol` in a Django expression's method, with `tol` from
+    `self.extra` (the keywords its caller passed): the value becomes template text, then SQL
+    (CVE-2020-9402's Oracle tolerance)."""
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        from_extra = {target.id for statement in ast.walk(method)
+                      if isinstance(statement, ast.Assign) and _reads_extra(statement.value)
+                      for target in statement.targets if isinstance(target, ast.Name)}
+        for node in ast.walk(method):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+                    and isinstance(node.left, ast.Constant)
+                    and isinstance(node.left.value, str) and "%%(" in node.left.value):
+                continue
+            names = sorted(n.id for n in ast.walk(node.right)
+                           if isinstance(n, ast.Name) and n.id in from_extra)
+            if names or _reads_extra(node.right):
+                shown = f"`{names[0]}`, " if names else ""
+                yield (node, "warning",
+                       f"An SQL template is filled with {shown}a value from the keywords the "
+                       "expression's caller passed (`self.extra`): it becomes SQL text, "
+                       "unescaped (SQL injection).",
+                       "Pass the value as an expression (`Value(...)`) among the function's "
+                       "arguments, so the database binds it; or check its type first.")
+
+
+def _reads_extra(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "extra"
+               and isinstance(n.value, ast.Name) and n.value.id == "self"
+               for n in ast.walk(node))
 
 
 def _base_name(node: ast.expr) -> str:

@@ -222,6 +222,18 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "    def __init__(self, expression, delimiter, **extra):\n"
      "        super().__init__(expression, delimiter=delimiter, **extra)\n",
      {("python.sql-injection", W)}),
+    ("a Django template filled with a value from the caller's keywords", "app/gis.py",
+     "class OracleToleranceMixin:\n    tolerance = 0.05\n"
+     "    def as_oracle(self, compiler, connection, **extra_context):\n"
+     "        tol = self.extra.get('tolerance', self.tolerance)\n"
+     "        return self.as_sql(compiler, connection,\n"
+     "            template='%%(function)s(%%(expressions)s, %s)' % tol, **extra_context)\n",
+     {("python.sql-injection", W)}),
+    ("near: a Django template filled with a constant", "app/math.py",
+     "class Degrees(Func):\n    def as_oracle(self, compiler, connection, **extra_context):\n"
+     "        return super().as_sql(compiler, connection,\n"
+     "            template='((%%(expressions)s) * 180 / %s)' % math.pi, **extra_context)\n",
+     set()),
     ("near: a quoted name the class fills itself", "app/functions.py",
      "class SHA224(Func):\n    function = 'SHA224'\n"
      "    template = \"ENCODE(DIGEST(%(expressions)s, '%(function)s'), 'hex')\"\n"
