@@ -43,6 +43,8 @@ class PythonFile:
     changed: LineSet
     # The module's string constants (`QUERY = "SELECT ..."`), to read `QUERY % name`.
     constants: dict[str, str]
+    # The new file's text, for a rule to see in one search whether it can apply at all.
+    text: str = ""
 
 
 def python_file(change: FileChange) -> PythonFile | None:
@@ -83,7 +85,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
                       is_script=is_entry_point(path, text), changed=lines,
-                      constants=module_constants(tree))
+                      constants=module_constants(tree), text=text or "")
 
 
 def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
