@@ -321,7 +321,7 @@ def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
     its caller's `delimiter` on: Django formats it into the SQL between the quotes
     (CVE-2020-7471). Quiet for names the class fills itself (`'%(function)s'`)."""
     # Each needs a placeholder in the text: one search, before any walk.
-    quoted = _NAMED_QUOTED.search(parsed.text) is not None
+    any_quoted = _NAMED_QUOTED.search(parsed.text) is not None
     extras = "%%(" in parsed.text and "self.extra" in parsed.text
     for node in parsed.nodes:
         if not isinstance(node, ast.ClassDef):
@@ -330,7 +330,7 @@ def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
             # Mixins too (Django's OracleToleranceMixin has no base): `self.extra` and a
             # template with `%%(...)s` say what it is.
             yield from _extras_formatted(node)
-        if not quoted or not any(_base_name(b).endswith(_EXPRESSION_BASES) for b in node.bases):
+        if not any_quoted or not any(_base_name(b).endswith(_EXPRESSION_BASES) for b in node.bases):
             continue
         passed = _passed_on(node)
         for statement in node.body:
