@@ -242,7 +242,7 @@ def apply(unit: ReviewUnit, assessment: Assessment) -> ReviewUnit:
         rule_notes=assessment.notes,
         rule_extra_requests=assessment.requests,
         agent_decision=AgentDecision(context_level=assessment.level,
-                                        priority=assessment.priority))
+                                     priority=assessment.priority))
 
 
 _QUIET = frozenset({"only_whitespace", "only_comments", "only_docs", "docs"})
