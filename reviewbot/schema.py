@@ -502,6 +502,7 @@ class ContextBundle(Frozen, frozen=True, kw_only=True):
 
 # --- review and verification (steps 7 and 8) ------------------------------------------------
 
+MAX_PATH_CHARS = 500
 MAX_TITLE_CHARS = 120
 MAX_TEXT_CHARS = 2000
 
@@ -510,7 +511,7 @@ class RecordedFinding(Frozen, frozen=True, kw_only=True):
     """A finding as the model recorded it, after `reviewbot.review.replies.FindingArgs`
     validated and bounded it (the bounds are checked again when a cached review is read)."""
 
-    file_path: Annotated[str, Meta(min_length=1, max_length=500)]
+    file_path: Annotated[str, Meta(min_length=1, max_length=MAX_PATH_CHARS)]
     start_line: Annotated[int, Meta(ge=1)]
     end_line: Annotated[int, Meta(ge=1)]
     severity: Severity

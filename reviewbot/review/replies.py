@@ -7,15 +7,25 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.schema import MAX_TEXT_CHARS, MAX_TITLE_CHARS, Category, RecordedFinding, Severity
+from reviewbot.schema import (
+    MAX_PATH_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_TITLE_CHARS,
+    Category,
+    RecordedFinding,
+    Severity,
+)
 
 
 class FindingArgs(BaseModel):
+    """The same fields and bounds as `RecordedFinding` (which checks them again when a
+    cached review is read), with pydantic's schema for the model."""
+
     # The title is the name the model has always seen in its schema.
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True,
                               title="RecordedFinding")
 
-    file_path: str = Field(min_length=1, max_length=500)
+    file_path: str = Field(min_length=1, max_length=MAX_PATH_CHARS)
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     severity: Severity

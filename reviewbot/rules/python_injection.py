@@ -631,7 +631,8 @@ def _condition(test: ast.expr) -> str:
     """An `if` test in words: a (negated) dotted name as it is, anything else by its line
     (a message quotes names, never expressions that could hold data)."""
     negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    node, parts = test.operand if isinstance(test, ast.UnaryOp) and negated else test, []
+    node = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
