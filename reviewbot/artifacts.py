@@ -4,15 +4,22 @@ Each artifact is the JSON of a typed model and loads back into it, so a run can 
 inspected afterwards and a stage replayed from the artifact of the one before. Every string
 in an artifact goes through the run's redaction pass first, files are owner-only (0600 in
 0700 folders), and only the newest `keep_runs` run folders are kept.
+
+Artifacts are a record; the review is the product. A folder that cannot be written (a full
+disk, no permission, a folder the reviewed repository leads out of itself) is said once and
+the run goes on without artifacts. A running review holds a lock on its folder, so a run
+started next to it never prunes it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +27,7 @@ from typing import Any, TextIO
 
 import msgspec
 
-from reviewbot.errors import ArtifactError, ConfigError
+from reviewbot.errors import ArtifactError
 from reviewbot.redaction import Redactor
 from reviewbot.schema import (
     ContextBundle,
@@ -57,6 +64,17 @@ REPORT_FILE = "step9_report.json"
 RUN_ID = re.compile(r"^\d{8}T\d{6}(?:\.\d{6})?Z-[0-9a-f]{6}$")
 
 _GITIGNORE = "# Written by reviewbot: run artifacts are local and never committed.\n*\n"
+LOCK_FILE = ".lock"
+Notify = Callable[[str], None]
+
+
+@dataclass
+class _Health:
+    """Whether the folder still takes artifacts (the first failure stops every later write),
+    and the lock a running review holds on it."""
+
+    problem: str | None = None
+    lock: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,20 +82,64 @@ class RunDir:
     run_id: str
     path: Path
     redactor: Redactor = field(default_factory=Redactor, compare=False, repr=False)
+    notify: Notify = field(default=lambda message: None, compare=False, repr=False)
+    _health: _Health = field(default_factory=_Health, compare=False, repr=False)
+
+    @property
+    def problem(self) -> str | None:
+        """Why artifacts are not (all) written; None when every one was."""
+        return self._health.problem
 
     def file(self, name: str) -> Path:
         step, _ = STEPS[name]
         return self.path / f"step{step}_{name}.json"
 
-    def write(self, name: str, model: Frozen) -> Path:
+    def write(self, name: str, model: Frozen) -> Path | None:
+        """Write an artifact; None when the folder takes no more (said once)."""
         _, expected = STEPS[name]
         if not isinstance(model, expected):
             raise TypeError(f"artifact {name} must be a {expected.__name__}")
         target = self.file(name)
-        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            self._dump(model, handle)
+        if self.problem is not None:
+            return None
+        try:
+            descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                self._dump(model, handle)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                target.unlink()  # half an artifact would not load back
+            self.fail(f"cannot write {target.name} in {self.path}: {exc.strerror or exc}")
+            return None
         return target
+
+    def write_text(self, name: str, text: str) -> Path | None:
+        """A plain text file in the run folder (owner-only); None when it cannot be."""
+        if self.problem is not None:
+            return None
+        target = self.path / name
+        try:
+            write_private(target, text)
+        except OSError as exc:
+            self.fail(f"cannot write {name} in {self.path}: {exc.strerror or exc}")
+            return None
+        return target
+
+    def fail(self, problem: str) -> None:
+        """Stop writing artifacts, and say why (once)."""
+        if self._health.problem is None:
+            self._health.problem = problem
+            self.notify(f"{problem}; the review goes on without its artifacts (the report "
+                        "is complete; `reviewbot explain` and `rerun` will not find this run)")
+
+    def close(self) -> None:
+        """The run is over: its folder may be pruned by later runs."""
+        if self._health.lock is not None:
+            with contextlib.suppress(OSError):
+                (self.path / LOCK_FILE).unlink()
+            with contextlib.suppress(OSError):
+                os.close(self._health.lock)
+            self._health.lock = None
 
     def _dump(self, model: Frozen, handle: TextIO) -> None:
         """The model as JSON, each string through the redaction pass. Its long lists (units,
@@ -156,33 +218,95 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
-                   redactor: Redactor | None = None, keep: int | None = None) -> RunDir:
-    """Make the run's folder (owner-only), a .gitignore that keeps the output dir out of
-    git, and prune the oldest runs beyond `keep`.
+                   redactor: Redactor | None = None, keep: int | None = None, *,
+                   inside: Path | None = None, notify: Notify = lambda message: None,
+                   tracked: Callable[[Path], bool] = lambda folder: False) -> RunDir:
+    """Make the run's folder (owner-only, locked while the run lasts), a .gitignore that
+    keeps the output dir out of git, and prune the oldest finished runs beyond `keep`.
 
-    `origin` names what chose the folder, so an error can say what to change."""
+    `inside`: the folder the output dir must resolve into (the repository, when the folder
+    is the default or the repository's config chose it: a committed symlink must not lead
+    the writes out). `origin` names what chose the folder, so a message can say what to
+    change. A folder that cannot be made is a RunDir that writes nothing, said once.
+    `tracked` says whether git tracks files in a folder: those are never pruned."""
+    path = output_dir / run_id
+    run_dir = RunDir(run_id=run_id, path=path, redactor=redactor or Redactor(), notify=notify)
+    fix = ("pass a writable folder with --output-dir" if origin == "--output-dir" else
+           f"change {origin}, or pass a writable folder with --output-dir")
+    if inside is not None and not output_dir.resolve().is_relative_to(inside.resolve()):
+        run_dir.fail(f"{output_dir} (from {origin}) leads out of the repository (a symlink?); "
+                     f"nothing is written there ({fix})")
+        return run_dir
     try:
         output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        ignore = output_dir / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(_GITIGNORE, encoding="utf-8")
-        path = output_dir / run_id
+        write_if_absent(output_dir / ".gitignore", _GITIGNORE)
         path.mkdir(mode=0o700)
+        run_dir._health.lock = _lock(path / LOCK_FILE)
     except OSError as exc:
-        fix = ("pass a writable folder with --output-dir" if origin == "--output-dir" else
-               f"change {origin}, or pass a writable folder with --output-dir")
-        raise ConfigError(
-            f"cannot write run artifacts to {output_dir} (from {origin}): {exc.strerror}; "
-            f"{fix}.") from exc
+        run_dir.fail(f"cannot write run artifacts to {output_dir} (from {origin}): "
+                     f"{exc.strerror or exc} ({fix})")
+        return run_dir
     if keep is not None:
-        prune_runs(output_dir, keep)
-    return RunDir(run_id=run_id, path=path, redactor=redactor or Redactor())
+        prune_runs(output_dir, keep, tracked)
+    return run_dir
 
 
-def prune_runs(output_dir: Path, keep: int) -> list[Path]:
-    """Delete the oldest run folders so `keep` remain; only folders named like runs."""
-    runs = sorted(p for p in output_dir.iterdir() if p.is_dir() and RUN_ID.match(p.name))
-    doomed = runs[:-keep] if keep > 0 else runs
+def write_if_absent(target: Path, text: str) -> None:
+    """Write a new file only where no file (or symlink) is: a committed `.gitignore` symlink
+    is never followed out of the folder."""
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o644)
+    except FileExistsError:
+        return
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _lock(target: Path) -> int | None:
+    """An exclusive lock held until the run ends (or its process does)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover (not on Windows)
+        return None
+    descriptor = os.open(target, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # a file system without locks: the run goes on unlocked
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def _running(folder: Path) -> bool:
+    """Whether a review still holds the folder's lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover (not on Windows)
+        return False
+    try:
+        descriptor = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return False  # no lock: an older run, or one that never started writing
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(descriptor)
+    return False
+
+
+def prune_runs(output_dir: Path, keep: int,
+               tracked: Callable[[Path], bool] = lambda folder: False) -> list[Path]:
+    """Delete the oldest run folders so `keep` remain; only folders named like runs, never
+    one a review is still writing, never one git tracks files in."""
+    try:
+        runs = sorted(p for p in output_dir.iterdir() if p.is_dir() and RUN_ID.match(p.name))
+    except OSError:
+        return []
+    doomed = [folder for folder in (runs[:-keep] if keep > 0 else runs)
+              if not _running(folder) and not tracked(folder)]
     for folder in doomed:
         shutil.rmtree(folder, ignore_errors=True)
     return doomed

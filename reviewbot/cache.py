@@ -114,9 +114,9 @@ class ResultCache:
     def _prepare(self) -> None:
         if self._ready:
             return
+        from reviewbot.artifacts import write_if_absent
+
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        ignore = self.folder / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Written by reviewbot: a local cache of model results.\n*\n",
-                              encoding="utf-8")
+        write_if_absent(self.folder / ".gitignore",
+                        "# Written by reviewbot: a local cache of model results.\n*\n")
         self._ready = True

@@ -213,7 +213,7 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor, _cache(args, repo, session))
+                             redactor, _cache(args, repo, session, events))
     return _print_report(outcome, config, args, redactor)
 
 
@@ -235,7 +235,7 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     with _progress(events, args):
         outcome = run_review(repo, run.request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor, _cache(args, repo, session))
+                             redactor, _cache(args, repo, session, events))
     data = _report_input(outcome, args)
     posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
                      events.notice, redact)
@@ -258,17 +258,24 @@ def _rerun(args: argparse.Namespace) -> int:
     with _errors_as_events(events), _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
                         config.output_dir or runs_folder(repo.root, None), events, session,
-                        redactor, _cache(args, repo, session))
+                        redactor, _cache(args, repo, session, events))
     return _print_report(outcome, config, args, redactor)
 
 
-def _cache(args: argparse.Namespace, repo: GitRepo,
-           session: ModelSession | None) -> ResultCache | None:
+def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
+           events: Events) -> ResultCache | None:
     from reviewbot.cache import ResultCache
 
     if session is None or args.no_cache:
         return None
-    return ResultCache(cache_folder(repo.root))
+    folder = cache_folder(repo.root)
+    # The reviewed repository must not hand the run its own "model answers": a cache folder
+    # it leads elsewhere (a symlink) or fills (committed entries) is not used.
+    if not folder.resolve().is_relative_to(repo.root) or repo.tracks(folder):
+        events.notice(f"{folder} is a symlink out of the repository or holds files git tracks; "
+                      "the model-result cache is not used for this run")
+        return None
+    return ResultCache(folder)
 
 
 def _cache_command(args: argparse.Namespace) -> int:
@@ -289,7 +296,9 @@ def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInp
     from reviewbot.review.meta import model_rule_metadata
     from reviewbot.rules import rule_metadata
 
-    return ReportInput(report=outcome.report, run_dir=outcome.run_dir.path, code=outcome.code,
+    written = outcome.run_dir.problem is None  # never "artifacts in X" when they are not
+    return ReportInput(report=outcome.report, run_dir=outcome.run_dir.path if written else None,
+                       code=outcome.code,
                        rules={**rule_metadata(), **model_rule_metadata()},
                        verbose=args.verbose, quiet=args.quiet, color=sys.stdout.isatty())
 
@@ -437,7 +446,8 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
     fail_level = cast(Severity, args.fail_level) if args.fail_level else config.fail_level
     origin = "--output-dir" if args.output_dir else config.output_origin
     return replace(config, output_dir=runs_folder(repo.root, config.output_dir, args.output_dir),
-                   output_origin=origin, fail_level=fail_level, model=model)
+                   output_origin=origin, output_trusted=bool(args.output_dir) or
+                   config.output_trusted, fail_level=fail_level, model=model)
 
 
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:

@@ -124,6 +124,7 @@ class ModelConfig:
     base_url: str | None = None
     base_url_origin: Origin = Origin()
     fallback_models: tuple[str, ...] = ()
+    fallback_origin: Origin = Origin()
     allow_insecure_http: bool = False
     prices: Prices | None = None
 
@@ -145,8 +146,10 @@ class Limits:
 class Config:
     fail_level: Severity = "error"
     output_dir: Path | None = None
-    # Which file or flag chose output_dir, for errors about it.
+    # Which file or flag chose output_dir, for errors about it, and whether the person
+    # running reviewbot chose it (else it must stay inside the repository, symlinks resolved).
     output_origin: str = "the default"
+    output_trusted: bool = False
     keep_runs: int = 20
     # Glob patterns (fnmatch, on repository paths) of files not to review.
     ignore: tuple[str, ...] = ()
@@ -244,6 +247,7 @@ def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root:
     if parsed.output_dir is not None:
         updates["output_dir"] = _output_dir(parsed.output_dir, source, repo_root, trusted)
         updates["output_origin"] = f"output_dir in {source}"
+        updates["output_trusted"] = trusted
     if parsed.ignore:
         updates["ignore"] = (*config.ignore, *parsed.ignore)
     if parsed.instructions:
@@ -416,7 +420,8 @@ def _model(current: ModelConfig, section: ModelSection, origin: Origin) -> Model
     if section.name is not None and not user_chose:
         updates |= {"name": section.name, "name_origin": origin}
         if section.fallback_models:
-            updates["fallback_models"] = tuple(section.fallback_models)
+            updates |= {"fallback_models": tuple(section.fallback_models),
+                        "fallback_origin": origin}
     if section.base_url is not None and (origin.trusted or current.base_url is None):
         updates |= {"base_url": section.base_url, "base_url_origin": origin}
     if section.allow_insecure_http:
@@ -457,13 +462,22 @@ def apply_environment(config: Config, env: Mapping[str, str]) -> Config:
 
 
 def is_loopback_url(url: str) -> bool:
+    """Whether a URL names this machine: `localhost` by name, else a loopback *address*
+    (127.0.0.0/8, ::1). `127.0.0.1.example.com` is a name like any other: looked up in DNS,
+    it could be anywhere."""
+    import ipaddress
     from urllib.parse import urlsplit
 
     try:
-        host = (urlsplit(url).hostname or "").lower()
+        host = urlsplit(url).hostname or ""
     except ValueError:
         return False
-    return host in ("localhost", "::1") or host.startswith("127.")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _read_bytes(path: Path) -> bytes:

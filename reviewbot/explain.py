@@ -9,6 +9,7 @@ from typing import cast
 
 from reviewbot.artifacts import STEPS, load_artifact
 from reviewbot.errors import ArtifactError
+from reviewbot.report import display_path
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
 REPORT = "step9_report.json"
@@ -25,7 +26,8 @@ def explain(args: argparse.Namespace) -> int:
         raise ArtifactError(f"{args.run_dir} is not a folder; pass a run folder (they are in "
                             ".reviewbot/runs unless configured).")
     run_dir = args.run_dir or newest_run(default_runs_folder())
-    print("\n".join(explain_lines(run_dir)))
+    # File names, notes and tags come from the reviewed repository: escaped, one line each.
+    print("\n".join(display_path(line) for line in explain_lines(run_dir)))
     return 0
 
 

@@ -186,24 +186,36 @@ class GitRepo:
                 hits.append((path, int(parts[1]), parts[2].rstrip("\r")))
         return hits
 
-    def tracked_files(self, source: str | None, folder: str = "") -> list[str]:
-        """Tracked files under a folder: the index ("" or None, the work tree's tracked
-        files) or a commit."""
-        scope = ["--", folder] if folder else ["--"]
+    def tracked_files(self, source: str | None) -> list[str]:
+        """Every tracked file: of the index ("" or None, the work tree's tracked files) or
+        of a commit."""
         if source:
-            out = self.run(["ls-tree", "-r", "-z", "--name-only", source, *scope])
+            out = self.run(["ls-tree", "-r", "-z", "--name-only", source, "--"])
         else:
-            out = self.run(["ls-files", "-z", *scope])
+            out = self.run(["ls-files", "-z", "--"])
         return [p for p in out.decode("utf-8", "replace").split("\0") if p]
 
-    def read_worktree(self, path: str) -> bytes | None:
-        """A file from the working tree; None unless it is a regular file inside the root."""
-        target = (self.root / path).resolve()
-        if not target.is_relative_to(self.root) or not target.is_file():
-            return None
+    def tracks(self, folder: Path) -> bool:
+        """Whether git tracks any file under a folder of the work tree."""
         try:
-            return target.read_bytes()
-        except OSError:
+            relative = folder.resolve().relative_to(self.root)
+        except ValueError:
+            return False
+        out = self.run(["ls-files", "-z", "--", str(relative)], ok_codes=(0, 128))
+        return bool(out)
+
+    def read_worktree(self, path: str) -> bytes | None:
+        """A file from the working tree as git would store it: a regular file's bytes, a
+        symlink's target *name* (never what it points at, inside the repository or out);
+        None for anything else, or when a folder on the way is a symlink."""
+        target = self.root / path
+        try:
+            if target.parent.resolve() != target.parent:
+                return None
+            if target.is_symlink():
+                return os.fsencode(target.readlink())
+            return target.read_bytes() if target.is_file() else None
+        except (OSError, ValueError):
             return None
 
     def _input(self, args: Sequence[str], data: bytes) -> bytes:
@@ -218,8 +230,9 @@ class GitRepo:
 
 
 # Git's messages in English whatever the user's locale: `_ABSENT` and the errors below read
-# them. Set for git only, never for reviewbot's own process.
-_GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C"}
+# them. Every pathspec is a literal path: a file name (or a model's tool argument) such as
+# `:(glob)**` or `:!x` is never git syntax. Set for git only, never for reviewbot itself.
+_GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_LITERAL_PATHSPECS": "1"}
 
 
 def _git(cwd: Path, args: Sequence[str], data: bytes | None = None) -> tuple[int, bytes, str]:

@@ -20,6 +20,18 @@ def cache_folder(repo_root: Path) -> Path:
     return repo_root / DEFAULT_CACHE
 
 
+def private_folders(repo_root: Path, *folders: Path) -> tuple[str, ...]:
+    """reviewbot's own folders as repository paths (`.reviewbot`, and a configured output
+    folder inside the repository): what a model's tools never read."""
+    found = [DEFAULT_RUNS.parts[0]]
+    for folder in folders:
+        try:
+            found.append(folder.resolve().relative_to(repo_root.resolve()).as_posix())
+        except ValueError:
+            continue  # outside the repository: no repository path leads there
+    return tuple(dict.fromkeys(f for f in found if f != "."))
+
+
 def crash_log_folders(runs: Path | None, repo_root: Path) -> list[Path]:
     """Where a traceback may go, best first: the runs folder, else the temp folder."""
     return [runs or repo_root / DEFAULT_RUNS, Path(tempfile.gettempdir())]

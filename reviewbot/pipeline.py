@@ -8,6 +8,7 @@ stage and runs the rest again (with another model, say) into a new run folder.
 from __future__ import annotations
 
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,7 @@ from reviewbot.events import Events
 from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.paths import private_folders
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.report import clip_code
@@ -76,7 +78,8 @@ class RunContext:
         """The one reader of the change's files, shared by the stages (its cache too)."""
         key = f"{diff.base_rev}:{diff.head_rev}:{diff.request.mode}"
         if key not in self._sources:
-            self._sources[key] = RepoSource(self.repo, diff)
+            self._sources[key] = RepoSource(
+                self.repo, diff, private=private_folders(self.repo.root, self.run_dir.path.parent))
         return self._sources[key]
 
 
@@ -281,7 +284,10 @@ def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir
                cache: ResultCache | None = None) -> ReviewOutcome:
     ctx = replace(_context_for(repo, request, config, output_dir, events, session, redactor),
                   cache=cache)
-    return _finish(ctx, run_stages(ctx, RunState()))
+    try:
+        return _finish(ctx, run_stages(ctx, RunState()))
+    finally:
+        ctx.run_dir.close()
 
 
 def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_dir: Path,
@@ -295,12 +301,16 @@ def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_d
     diff = cast(DiffResult, state.need("diff"))
     ctx = replace(_context_for(repo, diff.request, config, output_dir, events, session,
                                redactor), cache=cache)
-    for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
-        for name in stage.artifacts:
-            ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name, name))
-    if state.rules is not None:
-        ctx.redactor.add(secret_values(state.rules.units, state.rules.findings))
-    return _finish(ctx, run_stages(ctx, state, from_stage))
+    try:
+        for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
+            for name in stage.artifacts:
+                ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name,
+                                                      name))
+        if state.rules is not None:
+            ctx.redactor.add(secret_values(state.rules.units, state.rules.findings))
+        return _finish(ctx, run_stages(ctx, state, from_stage))
+    finally:
+        ctx.run_dir.close()
 
 
 def load_state(run_dir: Path, before: str) -> RunState:
@@ -320,11 +330,44 @@ def load_state(run_dir: Path, before: str) -> RunState:
     return RunState(**fields)
 
 
+# The stages between the rules and the report: a failure in one of them (a model's reply no
+# check foresaw, a tool call, a file the repository made hostile) costs the run its model
+# review, never the rules' findings or the report.
+_GUARDED = frozenset({"plan", "fuse", "context", "review", "verify"})
+
+
 def run_stages(ctx: RunContext, state: RunState, start: str = STAGE_NAMES[0]) -> RunState:
+    failed = False
     for stage in STAGES[STAGE_NAMES.index(start):]:
+        if failed and stage.name in _GUARDED:
+            continue
         ctx.events.emit("stage", stage.progress(state), stage=stage.name)
-        state = stage.run(ctx, state)
+        if stage.name not in _GUARDED:
+            state = stage.run(ctx, state)
+            continue
+        try:
+            state = stage.run(ctx, state)
+        except Exception as exc:  # the report must still come
+            failed = True
+            state = _without_model_review(ctx, state, stage.name, exc)
     return state
+
+
+def _without_model_review(ctx: RunContext, state: RunState, stage: str,
+                          exc: Exception) -> RunState:
+    """What the report needs when a stage after the rules failed: no model review, no model
+    findings, every unit skipped with the reason. The traceback goes to the run folder."""
+    log = ctx.run_dir.write_text("error.log", ctx.redactor.text(traceback.format_exc()))
+    where = f" (traceback in {log})" if log else ""
+    ctx.events.notice(f"the {stage} stage failed ({type(exc).__name__}); the rules' findings "
+                      f"are reported without a model review{where}")
+    rules = cast(RulesResult, state.need("rules"))
+    review = ReviewResult(skipped=dict.fromkeys((u.unit_id for u in rules.units),
+                                                f"{stage}_failed"))
+    verified = VerifiedFindings()
+    ctx.run_dir.write("review", review)
+    ctx.run_dir.write("verified", verified)
+    return replace(state, review=review, verified=verified)
 
 
 def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
@@ -334,10 +377,15 @@ def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_d
     or a new one."""
     now = datetime.now(UTC)
     redactor = session.redactor if session is not None else (redactor or Redactor())
+    events = events or Events()
+    # A folder in the repository that the user did not choose (the default, or the
+    # repository's config) must not lead the writes out of it through a committed symlink.
+    guarded = not config.output_trusted and output_dir.is_relative_to(repo.root)
     run_dir = create_run_dir(output_dir, new_run_id(now), config.output_origin, redactor,
-                             config.keep_runs)
+                             config.keep_runs, inside=repo.root if guarded else None,
+                             notify=events.notice, tracked=repo.tracks)
     return RunContext(repo=repo, request=request, config=config, run_dir=run_dir,
-                      events=events or Events(), session=session, redactor=redactor, now=now,
+                      events=events, session=session, redactor=redactor, now=now,
                       started=time.monotonic())
 
 

@@ -78,10 +78,12 @@ _LITERAL_LANGUAGES = frozenset({"ini", "yaml", "toml", "shell", "dockerfile", "t
 
 
 def bare_values_are_literal(path_or_language: str) -> bool:
-    """Whether `key=value` with an unquoted value is a literal there (dotenv, ini, YAML)."""
+    """Whether `key=value` with an unquoted value is a literal there (dotenv, ini, YAML, and
+    plain text or notes, where nothing could be a reference)."""
     name = path_or_language.lower().rsplit("/", 1)[-1]
     return (name in _LITERAL_LANGUAGES or name.startswith(".env") or name.endswith(
-        (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml", ".sh")))
+        (".env", ".ini", ".cfg", ".conf", ".properties", ".yaml", ".yml", ".toml", ".sh",
+         ".txt", ".md", ".rst", ".log")))
 
 
 @dataclass(frozen=True)

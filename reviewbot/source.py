@@ -11,6 +11,7 @@ failure is a GitError, not "absent".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Literal
 
 from reviewbot.git import GitRepo
@@ -38,8 +39,12 @@ class FileText:
 class RepoSource:
     repo: GitRepo
     diff: DiffResult
+    # Repository folders that are reviewbot's own (its runs, its cache): never given to a
+    # model, whatever git says about them.
+    private: tuple[str, ...] = (".reviewbot",)
     _cache: dict[tuple[Side, str], FileText] = field(default_factory=dict)
     _prefetched: set[Side] = field(default_factory=set)
+    _readable: frozenset[str] | None = None
 
     @property
     def search_source(self) -> str | None:
@@ -86,8 +91,28 @@ class RepoSource:
         return self.repo.grep(needle, self.search_source, word=word)
 
     def list_files(self, folder: str = "") -> list[str]:
-        """Tracked files under a folder, on the reviewed side."""
-        return self.repo.tracked_files(self.search_source, folder)
+        """The readable files under a folder (see `readable_files`), sorted."""
+        prefix = f"{folder.rstrip('/')}/" if folder else ""
+        return sorted(p for p in self.readable_files() if p.startswith(prefix))
+
+    def readable(self, path: str) -> bool:
+        return path in self.readable_files()
+
+    def readable_files(self) -> frozenset[str]:
+        """What the review agent's tools may read, the same in every mode: the tracked files
+        of the reviewed side (the index when staged, the head commit in pr mode, the work
+        tree's tracked files in working mode) and the files of the change. Never `.git/`,
+        an ignored or untracked file outside the change, or reviewbot's own folders."""
+        if self._readable is None:
+            tracked = self.repo.tracked_files(self.search_source)
+            changed = (u.file_path for u in self.diff.units if u.patch_type != "delete")
+            self._readable = frozenset(p for p in (*tracked, *changed) if not self._private(p))
+        return self._readable
+
+    def _private(self, path: str) -> bool:
+        parts = PurePosixPath(path).parts
+        return ".git" in parts or any(path == folder or path.startswith(f"{folder}/")
+                                      for folder in self.private)
 
     def _bytes(self, path: str, side: Side) -> bytes | None:
         if side == "old":

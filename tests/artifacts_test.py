@@ -8,10 +8,10 @@ import pytest
 
 from reviewbot.artifacts import STEPS, create_run_dir, load_artifact
 from reviewbot.config import Config
-from reviewbot.errors import ArtifactError, ConfigError
+from reviewbot.errors import ArtifactError
 from reviewbot.git import open_repo
 from reviewbot.pipeline import run_review
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema import ChangeRequest, VerifiedFindings
 from tests.conftest import GitFixture
 
 
@@ -56,11 +56,15 @@ def test_a_broken_artifact_names_the_file(tmp_path: Path) -> None:
         load_artifact(tmp_path / "missing.json", "diff")
 
 
-def test_unwritable_output_dir_is_a_config_error(tmp_path: Path) -> None:
+def test_an_unwritable_output_dir_is_said_once_and_writes_nothing(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.raises(ConfigError, match="--output-dir"):
-        create_run_dir(blocker / "runs", "run1")
+    said: list[str] = []
+    run_dir = create_run_dir(blocker / "runs", "run1", notify=said.append)
+    assert run_dir.problem is not None and "--output-dir" in run_dir.problem
+    assert run_dir.write("verified", VerifiedFindings()) is None
+    assert run_dir.write_text("error.log", "x") is None
+    assert len(said) == 1 and "goes on without its artifacts" in said[0]
 
 
 def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:

@@ -189,16 +189,18 @@ def test_help_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(f"  {name}" in out for name in ("review", "explain", "rules"))
 
 
-def test_unwritable_output_dir_names_its_origin(repo: GitFixture, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_output_dir_names_its_origin_and_the_review_goes_on(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo.root / "blocked").write_text("a file, not a folder\n")
     repo.write(".reviewbot.toml", 'output_dir = "blocked/runs"\n')
-    repo.write("app.py", "a = 1\n")
+    repo.write("app.py", "import os\nos.system('ls ' + input())\n")
     repo.stage()
-    code, _, err = run_cli(repo, capsys)
-    assert code == 2
+    code, out, err = run_cli(repo, capsys)
+    assert code == 1  # the findings decide, not the artifacts
+    assert "python.shell-injection" in out and "artifacts in" not in out
     assert f"(from output_dir in {repo.root / '.reviewbot.toml'})" in err
     assert "change output_dir in" in err and "or pass a writable folder with --output-dir" in err
+    assert err.count("goes on without its artifacts") == 1
 
 
 def test_pr_mode_reads_the_config_at_the_base(repo: GitFixture,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from reviewbot.report import ReportInput, clip_lines, display_path, model_line
 from reviewbot.report.markdown import code_block, inline_code
 from reviewbot.schema import Finding
+from reviewbot.terminal import visible
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<resolved>;resolved)? -->")
@@ -27,8 +28,9 @@ class Placed:
 
 def neutral(text: str) -> str:
     """Untrusted text (a model's words, a file name) for a comment: no @-mentions that ping
-    people, no HTML comments that could forge reviewbot's markers."""
-    return text.replace("@", "@\u200b").replace("<!--", "&lt;!--")
+    people, no HTML comments that could forge reviewbot's markers, no control characters or
+    bidi overrides."""
+    return visible(text).replace("@", "@\u200b").replace("<!--", "&lt;!--")
 
 
 def finding_body(finding: Finding, fingerprint: str) -> str:

@@ -1,5 +1,7 @@
 """Bounding what a model answers: text and lists longer than a limit are cut, not refused
-(a long but useful answer is still used), and a cut text says how much was cut.
+(a long but useful answer is still used), and a cut text says how much was cut. Every text
+a model writes loses its control characters and bidi overrides here (`terminal.visible`),
+before any stage or reporter sees it.
 
 For pydantic `BeforeValidator`s on the reply models (`reviewbot/plan_reply.py`,
 `reviewbot/review/replies.py`).
@@ -9,12 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reviewbot.terminal import visible
+
+
+def visible_text(value: object) -> object:
+    return visible(value) if isinstance(value, str) else value
+
 
 def clipped_text(limit: int) -> Callable[[object], object]:
     def clip(value: object) -> object:
         if isinstance(value, str) and len(value) > limit:
-            return value[:limit] + f"... [{len(value) - limit:,} characters cut]"
-        return value
+            value = value[:limit] + f"... [{len(value) - limit:,} characters cut]"
+        return visible_text(value)
     return clip
 
 

@@ -66,12 +66,23 @@ def model_settings(config: Config, env: Mapping[str, str] | None = None,
               f"the endpoint or model comes from {_untrusted_origin(chosen)}, which never gets "
               "your key")
     return ModelSettings(
-        model=chosen.name, fallback_models=chosen.fallback_models, base_url=chosen.base_url,
+        model=chosen.name, fallback_models=_fallbacks(chosen, notify), base_url=chosen.base_url,
         api_key=key if send_key else None, no_key_reason=no_key,
         timeout_s=limits.timeout_s, deadline_s=limits.model_deadline_s,
         max_calls=limits.max_model_calls, max_tokens=limits.max_run_tokens,
         concurrency=limits.concurrency,
     )
+
+
+def _fallbacks(chosen: ModelConfig, notify: Callable[[str], None]) -> tuple[str, ...]:
+    """Which models the key pays for is the user's choice alone: a repository's fallback
+    models go with a model the repository named (which gets no key), never with yours."""
+    if chosen.fallback_origin.trusted or not chosen.name_origin.trusted:
+        return chosen.fallback_models
+    if chosen.fallback_models:
+        notify(f"{chosen.fallback_origin.where} names fallback models; they are not used with "
+               f"the model you chose ({chosen.name_origin.where})")
+    return ()
 
 
 def _untrusted_origin(chosen: ModelConfig) -> str:

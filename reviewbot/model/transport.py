@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 # This module is imported only when a model is configured (see reviewbot.model.open_session).
 import httpx2
 
+from reviewbot.config import is_loopback_url
 from reviewbot.model.client import ChatRequest, ModelCallFailed
 from reviewbot.model.messages import ChatReply
 from reviewbot.model.settings import ModelSettings
@@ -152,9 +153,10 @@ class ReplyTooLarge(Exception):
 
 
 def _inner_transport(endpoint: str) -> httpx2.HTTPTransport:
-    """An HTTP transport honouring the user's proxy settings for this endpoint."""
+    """An HTTP transport honouring the user's proxy settings for this endpoint; a server on
+    this machine is always reached directly (a proxy would carry the code off it)."""
     parts = urlsplit(endpoint)
-    bypass = urllib.request.proxy_bypass(parts.hostname or "")
+    bypass = is_loopback_url(endpoint) or urllib.request.proxy_bypass(parts.hostname or "")
     proxy = None if bypass else urllib.request.getproxies().get(parts.scheme)
     return httpx2.HTTPTransport(proxy=proxy)
 

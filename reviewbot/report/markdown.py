@@ -7,12 +7,18 @@ from itertools import groupby
 
 from reviewbot.report import ReportInput, clip_lines, display_path, model_line
 from reviewbot.schema import Finding
+from reviewbot.terminal import visible
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 
 
 class MarkdownReporter:
     def render(self, data: ReportInput) -> str:
+        # Titles, messages and code come from the repository and the model: nothing in
+        # them may run in a terminal or reorder a line (GitHub's job summary shows it raw).
+        return visible(self._render(data))
+
+    def _render(self, data: ReportInput) -> str:
         report = data.report
         counts = report.stats.findings
         lines = ["## reviewbot", ""]

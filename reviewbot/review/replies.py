@@ -5,8 +5,11 @@ the model is given, then kept as the run's own `RecordedFinding` record.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from reviewbot.model.replies import visible_text
 from reviewbot.schema import (
     MAX_PATH_CHARS,
     MAX_TEXT_CHARS,
@@ -15,6 +18,10 @@ from reviewbot.schema import (
     RecordedFinding,
     Severity,
 )
+
+# A model's words, without control characters or bidi overrides (the file path is checked
+# against the change's paths instead, by the verifier).
+_Visible = Annotated[str, BeforeValidator(visible_text)]
 
 
 class FindingArgs(BaseModel):
@@ -30,10 +37,10 @@ class FindingArgs(BaseModel):
     end_line: int = Field(ge=1)
     severity: Severity
     category: Category
-    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
-    message: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    evidence: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    fix_description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    title: _Visible = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    message: _Visible = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    evidence: _Visible = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    fix_description: _Visible = Field(default="", max_length=MAX_TEXT_CHARS)
 
     def recorded(self) -> RecordedFinding:
         return RecordedFinding(**self.model_dump())

@@ -137,7 +137,7 @@ class Reviewer:
         path = group.units[0].file_path
         toolbox = Toolbox(source=self.source,
                           searcher=Searcher(self.source, path, self._searches),
-                          list_files=self.source.list_files)
+                          redactor=self.session.redactor)
         return Conversation(session=self.session, unit_ids=group.unit_ids, file_path=path,
                             toolbox=toolbox, index=self.index, read=self.source.rules_text,
                             events=self.events, bounds=self.bounds)
@@ -159,7 +159,13 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     ordered = groups(units, bundle)
 
     def job(group: Group) -> UnitReview:
-        review = reviewer.review(group, findings)
+        try:
+            review = reviewer.review(group, findings)
+        except Exception as exc:  # one conversation never ends the run
+            events.notice(f"the review of {group.units[0].file_path} failed "
+                          f"({type(exc).__name__}); its units have no model review")
+            return UnitReview(unit_ids=group.unit_ids, file_path=group.units[0].file_path,
+                              mode="tools", stop_reason="model_unavailable: review_failed")
         if review.turns or review.cached:
             events.emit("unit_reviewed", f"reviewed {review.file_path} "
                                          f"({len(review.recorded)} findings)",

@@ -17,6 +17,7 @@ from reviewbot.cache import ResultCache
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import Finding
+from reviewbot.terminal import visible
 
 # Raised when the suggestion prompt changes: the result cache keys on it.
 SUGGEST_VERSION = "suggest-1"
@@ -69,6 +70,9 @@ def check_replacement(replacement: str, lines: Sequence[str], finding: Finding,
     new = replacement.rstrip("\n").split("\n") if replacement.strip() else []
     if not new:
         return Suggestion(None, "empty")
+    if visible(replacement) != replacement:
+        # Committed with one click: never text a reader cannot see.
+        return Suggestion(None, "control_characters")
     if new == old:
         return Suggestion(None, "unchanged")
     if len(new) > 3 * len(old) + 10:

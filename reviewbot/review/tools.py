@@ -8,9 +8,12 @@
 - `finish(summary)`: ends the conversation.
 
 Whatever the model asks, and whatever the diff told it to ask, a path is a repository path
-(no absolute paths, no `..`, no NUL), only tracked files are read, symlinks out of the
-repository are refused, and every answer is capped in lines and bytes. A bad call gets an
-error message back, never an exception.
+(no absolute paths, no `..`, no NUL) and data, never git syntax; the tools see the same files
+in every mode (`RepoSource.readable_files`: the reviewed side's tracked files and the change's
+files, never `.git/`, ignored files or reviewbot's own folders); a symlink reads as its
+target's name; every answer goes through the run's redaction pass with the conventions of
+the file it came from, and is capped in lines and bytes. A bad call, or a tool that fails,
+gets an error message back, never an exception.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from reviewbot.context.search import Searcher
-from reviewbot.errors import GitError
 from reviewbot.model.messages import ToolCall, ToolSpec
+from reviewbot.model.replies import visible_text
+from reviewbot.redaction import Redactor
 from reviewbot.review.replies import FindingArgs
 from reviewbot.schema import RecordedFinding
 from reviewbot.source import RepoSource
@@ -56,8 +60,8 @@ class ListArgs(_Args):
 
 
 class FinishArgs(_Args):
-    summary: str = Field(default="", max_length=2000,
-                         description="one or two sentences on what you reviewed")
+    summary: Annotated[str, BeforeValidator(visible_text)] = Field(
+        default="", max_length=2000, description="one or two sentences on what you reviewed")
 
 
 def _spec(name: str, description: str, model: type[BaseModel]) -> ToolSpec:
@@ -87,10 +91,12 @@ class Toolbox:
 
     source: RepoSource
     searcher: Searcher
-    list_files: Callable[[str], list[str]]
+    redactor: Redactor = field(default_factory=Redactor)
     findings: list[RecordedFinding] = field(default_factory=list)
     finished: bool = False
     summary: str = ""
+    # Calls whose tool failed (answered with an error, counted for the conversation).
+    failures: int = 0
 
     def run(self, call: ToolCall) -> str:
         """The tool's answer as text for the model (an error message on a bad call)."""
@@ -110,19 +116,24 @@ class Toolbox:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
                                  for e in exc.errors()[:5])
             return _error(f"invalid arguments: {problems}")
+        except Exception as exc:  # a failed call is an answer
+            # Whatever a call makes git or the file system do, the run goes on: the model
+            # hears that the call failed, and the review (and the rules' findings) stand.
+            self.failures += 1
+            return _error(f"{call.name} failed ({type(exc).__name__}); try another call")
 
     def read(self, arguments: dict[str, Any]) -> str:
         args = ReadArgs.model_validate(arguments)
         path = safe_path(args.path)
         if path is None:
             return _error("paths are repository paths: relative, without '..'")
-        try:
-            file = self.source.read(path)
-        except GitError:
-            return _error(f"{args.path} cannot be read")
+        if not self.source.readable(path):
+            return _error(f"{path} is not a tracked file of the repository or a file of the "
+                          "change; list_files shows what can be read")
+        file = self.source.read(path)
         if file.text is None:
             return _error(file.note or f"{path} is not a file on the change's new side")
-        lines = file.text.split("\n")
+        lines = self.redactor.for_path(file.text, path).split("\n")
         if lines[-1] == "":
             lines.pop()  # the end of the last line, not a line
         end = min(args.end, len(lines), args.start + MAX_READ_LINES - 1)
@@ -133,12 +144,14 @@ class Toolbox:
 
     def search(self, arguments: dict[str, Any]) -> str:
         args = SearchArgs.model_validate(arguments)
-        hits = self.searcher.find(args.query.strip())
+        hits = self.searcher.find(args.query.strip(),
+                                  keep=lambda hit: self.source.readable(hit.file_path))
         if self.searcher.skipped:
             return _error("the run's searches are spent; use what you have")
         if not hits:
             return f"no tracked file mentions {args.query!r}"
-        return "\n".join(f"{h.file_path}:{h.line} ({h.kind}) {h.text}" for h in hits)
+        return "\n".join(f"{h.file_path}:{h.line} ({h.kind}) "
+                         f"{self.redactor.for_path(h.text, h.file_path)}" for h in hits)
 
     def list(self, arguments: dict[str, Any]) -> str:
         args = ListArgs.model_validate(arguments)
@@ -147,7 +160,7 @@ class Toolbox:
         folder = "" if raw in ("", ".", "./", "/") else safe_path(raw.strip("/"))
         if folder is None:
             return _error("folders are repository paths: relative, without '..'")
-        files = self.list_files(folder)
+        files = self.source.list_files(folder)
         if not files:
             return f"no tracked files under {folder or 'the repository root'}"
         shown = files[:MAX_LISTED]

@@ -241,7 +241,8 @@ def test_sandbox_refuses_escaping_symlinks_and_summarises_big_or_binary_files(
     repo = open_repo(shop.root)
     diff = collect(repo, ChangeRequest(mode="working", include_untracked=True))
     source = RepoSource(repo, diff)
-    assert source.new_text("escape.txt") is None
+    # A symlink reads as git stores it, its target's name, never what it points at.
+    assert source.new_text("escape.txt") == str(outside)
     assert source.new_text("../outside.txt") is None
     assert "over the" in (source.new_text("big.txt") or "")
     assert "binary file" in (source.new_text("blob.bin") or "")

@@ -28,8 +28,7 @@ def toolbox(repo: GitFixture, tmp_path: Path) -> Toolbox:
     repo.stage()
     git = open_repo(repo.root)
     source = RepoSource(git, collect(git, ChangeRequest(mode="staged")))
-    return Toolbox(source=source, searcher=Searcher(source, "app/util.py", SearchBudget(1)),
-                   list_files=source.list_files)
+    return Toolbox(source=source, searcher=Searcher(source, "app/util.py", SearchBudget(1)))
 
 
 def run(toolbox: Toolbox, name: str, **arguments: object) -> str:
