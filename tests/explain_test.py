@@ -72,3 +72,18 @@ def test_explain_skips_a_crashed_run(repo: GitFixture, capsys: pytest.CaptureFix
     capsys.readouterr()
     assert main(["explain"]) == 0
     assert f"artifacts in {finished}" in capsys.readouterr().out
+
+
+def test_explain_escapes_file_names(repo: GitFixture, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file name is the reviewed repository's words: no escape sequence or bidi override
+    from it reaches the terminal."""
+    repo.write("app/evil\x1b[2J\u202etxt.py", "x = 1\n")
+    repo.stage()
+    assert main(["--repo", str(repo.root), "--quiet"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(repo.root)
+    assert main(["explain"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "app/evil\\x1b[2J\\u202etxt.py" in out

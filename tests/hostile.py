@@ -104,3 +104,33 @@ def assert_nothing_planted_reached(server: FakeOpenAI) -> None:
     for where, value in PLANTED.items():
         assert value not in sent, f"{where} reached the model"
     assert "refs/heads" not in sent  # .git/HEAD
+
+
+# What a model may write to a terminal or a page: a screen clear, a bell, NUL, a bidi
+# override that reorders what a reader sees.
+CONTROLS = ("\x1b[2J", "\x07", "\x00", "\u202e")
+
+
+def record_with_controls(server: FakeOpenAI, path: str = "app/clean.py",
+                         evidence: str = "def clean(path):") -> None:
+    """The model: an empty plan, then one finding (on line 4) whose words hold control
+    characters."""
+    finding = {"file_path": path, "start_line": 4, "end_line": 4, "severity": "warning",
+               "category": "bug", "title": "Clean\x1b[2J up\x07 the path",
+               "message": "It deletes\x00 whatever \u202eit is given.",
+               "evidence": evidence, "fix_description": "Check\x1b]0;owned\x07 it."}
+
+    def respond(request: Received) -> Scripted:
+        if "tools" not in request.body:
+            return Scripted(body=completion(json.dumps({"plan": []})))
+        if any(m.get("role") == "tool" for m in request.messages):
+            return Scripted(body=completion(None, tool_calls=[_call("done", "finish", {})]))
+        return Scripted(body=completion(None, tool_calls=[
+            _call("c0", "record_finding", finding)]))
+    server.responder = respond
+
+
+def assert_no_controls(text: str) -> None:
+    for control in CONTROLS:
+        assert control not in text, repr(control)
+    assert "deletes" in text or "Clean" in text  # the finding is there, made safe

@@ -219,3 +219,24 @@ def test_cache_command(change: GitFixture, capsys: pytest.CaptureFixture[str]) -
     assert f"{FILES + 1} cached results" in capsys.readouterr().out
     assert main(["cache", "--repo", str(change.root), "--clear"]) == 0
     assert f"removed {FILES + 1} cached results" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("how", ["committed entries", "a symlink out"])
+def test_a_repository_cannot_hand_the_run_its_own_model_answers(
+        change: GitFixture, fake_openai: FakeOpenAI, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], how: str) -> None:
+    """A pull request that commits `.reviewbot/cache` entries (whose keys it can compute)
+    would decide what "the model" said about its own code: such a cache is not used."""
+    review(change, capsys)
+    cache = change.root / ".reviewbot" / "cache"
+    if how == "committed entries":
+        change.git("add", "-f", ".reviewbot/cache")
+    else:
+        outside = tmp_path / "elsewhere"
+        cache.rename(outside)
+        cache.symlink_to(outside)
+    fake_openai.received.clear()
+    main(["--repo", str(change.root), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert "the model-result cache is not used for this run" in err
+    assert json.loads(out)["stats"]["model"]["cached_units"] == 0 and fake_openai.received

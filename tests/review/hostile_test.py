@@ -6,6 +6,7 @@ model phase removes the rules' findings from the run."""
 from __future__ import annotations
 
 import json
+
 import pytest
 
 from reviewbot.cli import main
@@ -16,10 +17,12 @@ from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.hostile import (
+    assert_no_controls,
     assert_nothing_planted_reached,
     change,
     obey_the_injection,
     plant,
+    record_with_controls,
     tool_answers,
 )
 from tests.model.helpers import KEY
@@ -133,8 +136,7 @@ def test_a_tool_that_fails_is_an_answer_to_the_model(
     monkeypatch.setattr(RepoSource, "readable_files", broken)
     _prepare(attacked, "staged")
     code = main(["--repo", str(attacked.root), "--quiet"])
-    out, err = capsys.readouterr()
-    assert code == 1 and "python.shell-injection" in out
+    assert code == 1 and "python.shell-injection" in capsys.readouterr().out
     answers = tool_answers(fake_openai)
     assert json.loads(answers['list_files{"dir": "."}']) == {
         "error": "list_files failed (OSError); try another call"}
@@ -185,3 +187,18 @@ def test_a_failed_stage_never_hides_a_secret_in_its_log(
     run = sorted((attacked.root / ".reviewbot" / "runs").glob("2*"))[-1]
     log = (run / "error.log")
     assert token not in log.read_text() and log.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("output", ["markdown", "text", "json", "sarif", "rdjson"])
+def test_a_models_control_characters_reach_no_output(
+        attacked: GitFixture, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str],
+        output: str) -> None:
+    record_with_controls(fake_openai)
+    _prepare(attacked, "staged")
+    main(["--repo", str(attacked.root), "--format", output])
+    out = capsys.readouterr().out
+    # JSON formats escape them ("\u001b"), which a reader would decode: none may be there.
+    decoded = json.dumps(json.loads(out)) if output in ("json", "sarif", "rdjson") else out
+    assert_no_controls(out)
+    assert "\\u001b" not in decoded and "\\u202e" not in decoded
+    assert "Clean" in out
