@@ -115,8 +115,8 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                         help="inline comments per review (default 30; the rest go to the "
                              "summary comment)")
     github.add_argument("--full", action="store_true",
-                        help="review the whole pull request, not only the commits since "
-                             "the last review")
+                        help="ask the model about every unit again, ignoring the result cache "
+                             "(every run reviews the whole pull request)")
     github.add_argument("--sarif", metavar="FILE", type=Path,
                         help="where the SARIF file goes (default: reviewbot.sarif in the "
                              "workspace)")
@@ -227,9 +227,10 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
     if args.max_comments is not None and args.max_comments < 0:
         raise UsageError("--max-comments must be 0 or more.")
-    run = prepare(repo, os.environ, args.reporter or "pr-review",
-                  30 if args.max_comments is None else args.max_comments, args.full,
-                  events.notice, redact)
+    run = prepare(os.environ, args.reporter or "pr-review",
+                  30 if args.max_comments is None else args.max_comments, events.notice, redact)
+    if args.full:  # every run reviews the whole pull request; --full also asks the model anew
+        args.no_cache = True
     config = _with_flags(_load_config(repo, run.request, args, run.event.base_sha), args, repo)
     session = None if args.offline else _session(config, events, redactor)
     with _progress(events, args):

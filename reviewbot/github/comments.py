@@ -1,6 +1,8 @@
 """The text of what reviewbot posts on a pull request: an inline comment per finding, and one
 summary comment. Each carries a hidden marker, so a later run finds its own comments: the
-finding's fingerprint, or the summary with the head commit it reviewed."""
+finding's fingerprint, or the summary with the head commit it reviewed. Every body fits
+GitHub's 65,536 characters: the summary lists what could not go on a line by severity as far
+as it fits and counts the rest; a suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 
@@ -8,12 +10,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reviewbot.report import ReportInput, clip_lines, display_path, model_line
+from reviewbot.report import ReportInput, display_path, model_line
 from reviewbot.report.markdown import code_block, inline_code
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
+# GitHub refuses a comment or review body longer than this (characters).
+MAX_BODY = 65_536
+# Room kept below it for what the redaction pass and the markers may add.
+_MARGIN = 2_000
 FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<resolved>;resolved)? -->")
 SUMMARY = re.compile(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
 
@@ -38,12 +44,18 @@ def finding_body(finding: Finding, fingerprint: str) -> str:
              f"(`{finding.rule_id}`)", "", neutral(finding.message)]
     if finding.suggestion:
         parts += ["", f"Fix: {neutral(finding.suggestion)}"]
-    if finding.replacement is not None:
-        parts += ["", code_block(clip_lines(finding.replacement), "suggestion", indent="")]
     source = "the review model (checked against the diff)" if finding.source == "model" \
         else "a rule"
-    parts += ["", f"<sub>reviewbot, from {source}</sub>", f"<!-- reviewbot:fp={fingerprint} -->"]
-    return "\n".join(parts)
+    tail = ["", f"<sub>reviewbot, from {source}</sub>", f"<!-- reviewbot:fp={fingerprint} -->"]
+    if finding.replacement is not None:
+        # "Commit suggestion" writes the block into the code: it is the whole fix or nothing.
+        block = code_block(finding.replacement.split("\n"), "suggestion", indent="")
+        if len("\n".join([*parts, "", block, *tail])) <= MAX_BODY - _MARGIN:
+            parts += ["", block]
+        else:
+            parts += ["", "_A suggested fix is too long for a comment; it is in the SARIF "
+                          "file._"]
+    return "\n".join([*parts, *tail])
 
 
 def resolved_body(body: str, head_sha: str) -> str:
@@ -59,19 +71,18 @@ class SummaryFacts:
     already_posted: int
     resolved: int
     elsewhere: Sequence[Placed]
-    # "since <sha>" when only the commits since the last review were reviewed.
-    scope: str = ""
     notes: Sequence[str] = ()
 
 
-def summary_body(data: ReportInput, facts: SummaryFacts) -> str:
+def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) -> str:
+    """The summary comment, within `limit` characters: the findings not on a line are listed
+    most severe first as far as they fit, and the rest counted, with where to find them."""
     report = data.report
     counts = report.stats.findings
     stats = report.stats
     lines = ["## reviewbot", ""]
-    scope = f" (the commits {facts.scope})" if facts.scope else ""
-    lines.append(f"Reviewed `{facts.head_sha[:12]}`{scope}: {stats.units} units in "
-                 f"{stats.files} files (+{stats.added_lines} -{stats.removed_lines}).")
+    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole pull request): {stats.units} "
+                 f"units in {stats.files} files (+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
               f"{counts.get('info', 0)} |", ""]
@@ -80,12 +91,36 @@ def summary_body(data: ReportInput, facts: SummaryFacts) -> str:
         lines += [model.replace("model (", "Model (", 1) + ".", ""]
     lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
                  f"{facts.resolved} earlier comments resolved.")
-    lines += [f"> {note}" for note in facts.notes]
+    lines += [f"> {neutral(note)}" for note in facts.notes]
+    marker = ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
     if facts.elsewhere:
         lines += ["", "### Not on a line of the diff", ""]
-        lines += [_summary_item(placed) for placed in facts.elsewhere]
-    lines += ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
-    return "\n".join(lines)
+        budget = limit - _MARGIN - len("\n".join([*lines, *marker]))
+        items = [_summary_item(placed) for placed in facts.elsewhere]
+        shown = _fitting(items, budget)
+        lines += items[:shown]
+        if shown < len(items):
+            lines.append(_the_rest(facts.elsewhere[shown:]))
+    return "\n".join([*lines, *marker])
+
+
+def _fitting(items: Sequence[str], budget: int) -> int:
+    """How many items fit in the budget (one line each), keeping room for the last line."""
+    used, room = 0, budget - 300
+    for index, item in enumerate(items):
+        used += len(item) + 1
+        if used > room:
+            return index
+    return len(items)
+
+
+def _the_rest(rest: Sequence[Placed]) -> str:
+    by_severity = {level: sum(1 for p in rest if p.finding.severity == level)
+                   for level in ("error", "warning", "info")}
+    counted = ", ".join(f"{n} {level}" for level, n in by_severity.items() if n)
+    return (f"- … and {len(rest)} more not shown here ({counted}): every finding is in the "
+            "job summary, the SARIF file (the action's `sarif` output, for code scanning) and "
+            "the run's artifacts.")
 
 
 def _summary_item(placed: Placed) -> str:

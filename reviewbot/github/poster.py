@@ -1,21 +1,29 @@
 """Post a run's findings on a pull request with PyGithub (imported only here).
 
-- One review per run: an inline comment per finding on the RIGHT side of the diff (a range
-  with `start_line`), a fix as a ```suggestion block, and one summary comment (counts,
-  coverage, and every finding that could not go on a line, with the reason).
-- Nothing is lost to a 422: every comment is checked against the pull request's own patches
-  first; if GitHub still refuses the review, the comments it refuses are found (by halves, in
-  pending reviews that are deleted again) and moved to the summary.
-- Idempotent: comments carry hidden fingerprints. A re-run posts only new findings, edits its
-  summary in place, and marks its earlier comments whose finding is gone as resolved (the
-  REST API cannot resolve a review thread, so the comment says so at its top).
-- GETs are retried by PyGithub (GithubRetry, GET only); writes are not, so they are retried
-  here on 5xx and rate limits (Retry-After honoured, capped). A 403 that is not a rate limit
-  means the token cannot write (a fork's pull request): `ReadOnlyToken`.
+- One review per run: an inline comment per new finding on the RIGHT side of the diff (a
+  range with `start_line`), a checked fix as a ```suggestion block (whole, or not at all),
+  and one summary comment (counts, coverage, every finding that could not go on a line, with
+  the reason), each within GitHub's 65,536 characters.
+- Idempotent: comments carry hidden fingerprints, and the bot's own comments are recognised by
+  their markers *and* their author: the token's login when GitHub tells it (`GET /user`), else
+  a bot account (the Actions token and App installation tokens cannot read `/user`), and from
+  the first write on, the author GitHub names on it. A re-run posts only new findings, edits
+  its summary in place, and marks an earlier comment "Resolved" only when its finding is gone
+  from the pull request as it now stands (REST cannot resolve a thread: the comment says so).
+- Nothing is lost or doubled when GitHub says no. GitHub's 422s are told apart by their
+  documented messages: lines outside the diff (every comment is checked against the pull
+  request's patches first; the ones GitHub still refuses are found by halves in pending
+  reviews, within a bound on writes, and moved to the summary), a leftover pending review of
+  this bot (discarded, then the review is posted), content "submitted too quickly" (a
+  secondary rate limit). Waits follow GitHub's rules: Retry-After; the primary limit's reset;
+  a minute at least for a secondary limit without headers; a short exponential backoff for
+  5xx and lost connections. Before a write whose outcome is unknown (a 5xx, a dropped
+  connection) is repeated, the pull request is read again to see whether it happened.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from reviewbot.github.comments import (
     FINGERPRINT,
+    MAX_BODY,
     SUMMARY,
     Placed,
     SummaryFacts,
@@ -42,10 +51,25 @@ if TYPE_CHECKING:
     from github.Repository import Repository
 
 T = TypeVar("T")
-WRITE_ATTEMPTS = 3
-WRITE_BACKOFF_S = 1.0
-MAX_WAIT_S = 60.0
-DEFAULT_BOT = "github-actions[bot]"
+WRITE_ATTEMPTS = 4
+# 5xx and lost connections: 1, 2, 4 s. GETs are retried by PyGithub with its own backoff.
+BACKOFF_S = 1.0
+GET_BACKOFF_S = 0.5
+# A secondary rate limit with no Retry-After: "wait for at least one minute" (GitHub).
+SECONDARY_WAIT_S = 60.0
+# A wait longer than this (a primary limit that resets in an hour) fails the post instead.
+MAX_WAIT_S = 120.0
+# All the waiting one run may do before it gives up posting.
+MAX_TOTAL_WAIT_S = 300.0
+# Writes the search for the comments GitHub refuses may make (pending reviews created and
+# deleted again); the comments not tried by then go to the summary.
+MAX_PROBE_WRITES = 24
+TIMEOUT_S = 30
+# GitHub's 422 messages for a review, by what they mean.
+_LINE_ERRORS = ("must be part of the diff", "could not be resolved", "same hunk",
+                "diff hunk can't be blank", "is outside the diff")
+_PENDING_ERROR = "one pending review"
+_TOO_QUICKLY = "submitted too quickly"
 
 
 class ReadOnlyToken(Exception):
@@ -54,6 +78,22 @@ class ReadOnlyToken(Exception):
 
 class PostingFailed(Exception):
     """GitHub kept refusing or failing a write; the findings are in the SARIF file."""
+
+
+class Refused(Exception):
+    """GitHub answered 422 to a review: `message` says why (its documented errors)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    @property
+    def lines(self) -> bool:
+        return any(error in self.message for error in _LINE_ERRORS)
+
+    @property
+    def pending(self) -> bool:
+        return _PENDING_ERROR in self.message
 
 
 @dataclass(frozen=True)
@@ -78,7 +118,6 @@ class PostResult:
     resolved: int = 0
     elsewhere: list[Placed] = field(default_factory=list)
     summary_url: str | None = None
-    review_url: str | None = None
 
 
 @dataclass
@@ -91,26 +130,34 @@ class Poster:
     seconds_between_writes: float = 1.0
     sleep: Callable[[float], None] = time.sleep
     redact: Callable[[str], str] = lambda text: text
+    notice: Callable[[str], None] = lambda message: None
     _pull: PullRequest | None = None
     _repo: Repository | None = None
+    # The token's login: from /user, else learned from the first write (None until then:
+    # only a bot account's markers count as ours).
     _login: str | None = None
+    _waited: float = 0.0
+    _probes: int = 0
 
     def connect(self) -> None:
         from github import Auth, Github, GithubException
         from github.GithubRetry import GithubRetry
 
-        retry = GithubRetry(total=3, backoff_factor=0.5, allowed_methods=frozenset({"GET"}),
-                            secondary_rate_wait=10, max_rate_limit_wait=MAX_WAIT_S)
+        retry = GithubRetry(total=3, backoff_factor=GET_BACKOFF_S,
+                            allowed_methods=frozenset({"GET"}),
+                            secondary_rate_wait=SECONDARY_WAIT_S, max_rate_limit_wait=MAX_WAIT_S)
         client = Github(auth=Auth.Token(self.token), base_url=self.event.api_url,
-                        retry=retry, timeout=30,
+                        retry=retry, timeout=TIMEOUT_S,
                         seconds_between_requests=self.seconds_between_requests,
                         seconds_between_writes=self.seconds_between_writes)
         self._repo = client.get_repo(self.event.repository)
         self._pull = self._repo.get_pull(self.event.number)
         try:
             self._login = client.get_user().login
-        except GithubException:  # an Actions token cannot read /user: it posts as the bot
-            self._login = DEFAULT_BOT
+        except GithubException as exc:
+            if exc.status not in (401, 403):
+                raise
+            self._login = None  # an installation token (Actions, an App): learned on writing
 
     @property
     def pull(self) -> PullRequest:
@@ -119,113 +166,157 @@ class Poster:
         assert self._pull is not None  # noqa: S101 (connect sets it or raises)
         return self._pull
 
-    def last_reviewed_head(self) -> str | None:
-        """The head commit this bot's summary says it reviewed last, if any."""
-        comment = self._summary_comment()
-        match = SUMMARY.search(comment.body) if comment is not None else None
-        return match.group("head") or None if match else None
-
-    def post(self, data: ReportInput, scope: set[str] | None = None, scope_note: str = "",
-             notes: Sequence[str] = ()) -> PostResult:
-        """Post the review and the summary. `scope`: the files this run reviewed (an
-        incremental run), outside which earlier comments are left alone."""
+    def post(self, data: ReportInput, notes: Sequence[str] = ()) -> PostResult:
+        """Post the review and the summary for the pull request as it now stands."""
         positions = commentable((f.filename, f.patch) for f in self.pull.get_files())
-        ours = self._our_review_comments()
         result = PostResult()
+        placed: list[tuple[Finding, str]] = []
+        elsewhere: list[Placed] = []
+        for finding in sorted(data.report.findings, key=importance):
+            if reason := _not_on_a_line(finding, positions):
+                elsewhere.append(Placed(finding, reason))
+            else:
+                placed.append((finding, fingerprint(data, finding)))
+        current = {mark for _, mark in placed}
+        # Read right before writing: another run may have posted since this one began.
+        ours = self._our_review_comments()
         fresh: list[Comment] = []
-        current: set[str] = set()
-        for finding in sorted(data.report.findings, key=_importance):
-            mark = fingerprint(data, finding)
-            current.add(mark)
+        for finding, mark in placed:
             if mark in ours:
                 result.already_posted += 1
-            elif reason := _not_on_a_line(finding, positions):
-                result.elsewhere.append(Placed(finding, reason))
             elif len(fresh) >= self.max_comments:
-                result.elsewhere.append(Placed(finding, f"over the {self.max_comments} "
-                                                        "comments of a review"))
+                elsewhere.append(Placed(finding, f"over the {self.max_comments} comments of "
+                                                 "a review"))
             else:
                 fresh.append(Comment(finding, mark, self.redact(finding_body(finding, mark))))
         posted, refused = self._post_review(fresh)
         result.posted = len(posted)
-        result.elsewhere += [Placed(c.finding, "GitHub refused it on this line") for c in refused]
-        result.resolved = self._resolve(ours, current, scope)
+        elsewhere += refused
+        result.elsewhere = sorted(elsewhere, key=lambda p: importance(p.finding))
+        result.resolved = self._resolve(ours, current | {_mark(p, data) for p in elsewhere})
         facts = SummaryFacts(head_sha=self.event.head_sha, posted=result.posted,
                              already_posted=result.already_posted, resolved=result.resolved,
-                             elsewhere=result.elsewhere, scope=scope_note, notes=notes)
+                             elsewhere=result.elsewhere, notes=notes)
         result.summary_url = self._write_summary(self.redact(summary_body(data, facts)))
         return result
 
     # --- the review ---------------------------------------------------------------------
 
-    def _post_review(self, comments: list[Comment]) -> tuple[list[Comment], list[Comment]]:
-        """Post one review with the comments; (posted, refused by GitHub)."""
-        from github import GithubException
-
+    def _post_review(self, comments: list[Comment],
+                     discarded: bool = False) -> tuple[list[Comment], list[Placed]]:
+        """Post one review with the comments; (posted, the ones GitHub refused, placed)."""
         if not comments:
             return [], []
         try:
             self._create_review(comments, event="COMMENT")
             return comments, []
-        except GithubException as exc:
-            if exc.status != 422:
-                raise
+        except Refused as exc:
+            if exc.pending and not discarded:
+                self._discard_pending()
+                return self._post_review(comments, discarded=True)
+            if not exc.lines:
+                raise PostingFailed(f"GitHub refused the review: {exc.message}") from exc
         refused = self._refused(comments)
-        good = [c for c in comments if c not in refused]
+        good = [c for c in comments if all(c is not r.comment for r in refused)]
         if good:
             self._create_review(good, event="COMMENT")
-        return good, refused
+        return good, [Placed(r.comment.finding, r.reason) for r in refused]
 
-    def _refused(self, comments: list[Comment]) -> list[Comment]:
-        """The comments GitHub refuses, found by halves in pending reviews deleted again."""
-        from github import GithubException
-
+    def _refused(self, comments: list[Comment]) -> list[_Refusal]:
+        """The comments GitHub refuses, found by halves in pending reviews deleted again, at
+        most MAX_PROBE_WRITES writes; comments not tried by then count as refused."""
+        if self._probes + 1 > MAX_PROBE_WRITES:
+            return [_Refusal(c, "GitHub refused the review, and the search for the comment "
+                                f"it refused stopped after {MAX_PROBE_WRITES} writes")
+                    for c in comments]
+        self._probes += 1
         try:
             pending = self._create_review(comments, event=None)
-        except GithubException as exc:
-            if exc.status != 422:
-                raise
+        except Refused as exc:
+            if not exc.lines:
+                raise PostingFailed(f"GitHub refused the review: {exc.message}") from exc
             if len(comments) == 1:
-                return comments
+                return [_Refusal(comments[0], "GitHub refused it on this line")]
             middle = len(comments) // 2
             return self._refused(comments[:middle]) + self._refused(comments[middle:])
-        self._write(pending.delete)
+        self._probes += 1
+        self._delete_pending(pending)
         return []
 
     def _create_review(self, comments: list[Comment], event: str | None) -> Any:
+        """One review (pending when `event` is None); Refused on a 422."""
+        import github.Commit
+
         assert self._repo is not None  # noqa: S101 (pull connects first)
-        commit = self._repo.get_commit(self.event.head_sha)
-        body = (f"reviewbot: {len(comments)} findings on the lines below; the summary "
-                "comment has the rest.")
+        # The event names the commit: no request to learn its SHA.
+        commit = github.Commit.Commit(self._repo.requester,
+                                      attributes={"sha": self.event.head_sha}, completed=True)
+        nonce = secrets.token_hex(6)
+        body = (f"reviewbot: {len(comments)} findings on the lines below; the summary comment "
+                f"has the rest.\n\n<!-- reviewbot:review {nonce} -->")
         kwargs: dict[str, Any] = {"commit": commit, "body": body,
                                   "comments": [c.to_api() for c in comments]}
         if event is not None:
             kwargs["event"] = event
-        return self._write(lambda: self.pull.create_review(**kwargs))
+        review = self._write(lambda: self.pull.create_review(**kwargs),
+                             happened=partial(self._review_with, nonce))
+        self._learn_login(review.user.login)
+        return review
+
+    def _review_with(self, nonce: str) -> Any:
+        """The review a write with this nonce created, if GitHub stored it after all."""
+        for review in self.pull.get_reviews():
+            if nonce in (review.body or "") and self._is_ours(review.user):
+                return review
+        return None
+
+    def _discard_pending(self) -> None:
+        """This bot's pending reviews (an interrupted run leaves one; GitHub allows one per
+        user and pull request, and refuses any review while it is there)."""
+        for review in self.pull.get_reviews():
+            if review.state == "PENDING" and self._is_ours(review.user):
+                self._delete_pending(review)
+
+    def _delete_pending(self, review: Any) -> None:
+        from github import GithubException
+
+        try:
+            self._write(review.delete)
+        except GithubException as exc:
+            if exc.status != 404:  # already gone (a retried delete)
+                raise
 
     # --- earlier comments and the summary ----------------------------------------------
+
+    def _is_ours(self, user: Any) -> bool:
+        if self._login is not None:
+            return bool(user.login == self._login)
+        return bool(user.type == "Bot")
+
+    def _learn_login(self, login: str) -> None:
+        if self._login is None:
+            self._login = login
 
     def _our_review_comments(self) -> dict[str, Any]:
         """fingerprint -> this bot's open (not yet resolved) review comment."""
         ours: dict[str, Any] = {}
         for comment in self.pull.get_review_comments():
             match = FINGERPRINT.search(comment.body or "")
-            if match and comment.user.login == self._login:
+            if match and self._is_ours(comment.user):
                 ours.setdefault(match.group("fp") + (match.group("resolved") or ""), comment)
         return {fp: c for fp, c in ours.items() if not fp.endswith(";resolved")}
 
-    def _resolve(self, ours: dict[str, Any], current: set[str], scope: set[str] | None) -> int:
-        gone = [c for fp, c in ours.items() if fp not in current
-                and (scope is None or c.path in scope)]
+    def _resolve(self, ours: dict[str, Any], current: set[str]) -> int:
+        """Mark the comments whose finding is gone from the pull request as it stands."""
+        gone = [c for fp, c in ours.items() if fp not in current]
         for comment in gone:
             body = resolved_body(comment.body, self.event.head_sha)
             self._write(partial(comment.edit, body))
         return len(gone)
 
     def _summary_comment(self) -> Any:
-        self.pull  # noqa: B018 (connects)
         for comment in self.pull.get_issue_comments():
-            if SUMMARY.search(comment.body or "") and comment.user.login == self._login:
+            if SUMMARY.search(comment.body or "") and self._is_ours(comment.user):
                 return comment
         return None
 
@@ -234,52 +325,130 @@ class Poster:
         if existing is not None:
             self._write(lambda: existing.edit(body))
             return str(existing.html_url)
-        created = self._write(lambda: self.pull.create_issue_comment(body))
+        created = self._write(lambda: self.pull.create_issue_comment(body),
+                              happened=self._summary_comment)
+        self._learn_login(created.user.login)
         return str(created.html_url)
 
     # --- writes ------------------------------------------------------------------------
 
-    def _write(self, action: Callable[[], T]) -> T:
-        """A write, retried on 5xx and rate limits; a plain 403 is ReadOnlyToken."""
+    def _write(self, action: Callable[[], T], happened: Callable[[], T | None] | None = None,
+               ) -> T:
+        """A write, retried by GitHub's rules; Refused on a 422 about the content, a plain 403
+        is ReadOnlyToken. `happened` looks whether a write whose outcome is unknown (a 5xx,
+        a lost connection) was stored after all, so it is never made twice."""
         from github import GithubException
+        from requests.exceptions import RequestException
 
+        problem = "no attempt"
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 return action()
             except GithubException as exc:
-                wait = _retry_wait(exc, attempt)
-                if exc.status == 403 and wait is None:
-                    raise ReadOnlyToken(_message(exc)) from exc
-                if wait is None or attempt == WRITE_ATTEMPTS - 1:
-                    if exc.status in (422,):
-                        raise
-                    raise PostingFailed(f"GitHub answered {exc.status}: {_message(exc)}") \
-                        from exc
-                self.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
+                wait = self._wait_for(exc, attempt)
+                if wait is None:
+                    raise self._final(exc) from exc
+                unknown, problem = exc.status >= 500, f"{exc.status}: {_message(exc)}"
+            except RequestException as exc:
+                wait, unknown, problem = BACKOFF_S * 2 ** attempt, True, str(exc)
+            if unknown and happened is not None:
+                stored = self._stored(happened)
+                if stored is not None:
+                    return stored
+            if attempt < WRITE_ATTEMPTS - 1:
+                self._pause(wait)
+        raise PostingFailed(f"GitHub kept failing a write ({WRITE_ATTEMPTS} attempts; last: "
+                            f"{problem})")
 
+    def _stored(self, happened: Callable[[], T | None]) -> T | None:
+        """What `happened` finds; None when it cannot tell (GitHub is still failing)."""
+        from github import GithubException
+        from requests.exceptions import RequestException
 
-def _retry_wait(exc: Any, attempt: int) -> float | None:
-    """Seconds to wait before retrying a failed write, or None when it is not retried."""
-    headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-    if "retry-after" in headers:
         try:
-            return min(max(float(headers["retry-after"]), 0.0), MAX_WAIT_S)
-        except ValueError:
-            return float(WRITE_BACKOFF_S * 2 ** attempt)
-    if exc.status in (429, 502, 503, 504) or (
-            exc.status == 403 and (headers.get("x-ratelimit-remaining") == "0"
-                                   or "rate limit" in _message(exc).lower())):
-        reset = headers.get("x-ratelimit-reset")
-        if reset and reset.isdigit():
-            return min(max(int(reset) - time.time(), 0.0), MAX_WAIT_S)
-        return float(WRITE_BACKOFF_S * 2 ** attempt)
-    return None
+            return happened()
+        except (GithubException, RequestException):
+            return None
+
+    @staticmethod
+    def _final(exc: Any) -> Exception:
+        if exc.status == 422:
+            return Refused(_message(exc))
+        if exc.status == 403 and not _rate_limited(exc):
+            return ReadOnlyToken(_message(exc))
+        return PostingFailed(f"GitHub answered {exc.status}: {_message(exc)}")
+
+    def _wait_for(self, exc: Any, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, by GitHub's documented rules; None when
+        the write is not tried again."""
+        if exc.status >= 500:
+            return float(BACKOFF_S * 2 ** attempt)  # rate-limit headers on a 5xx ask nothing
+        if not _rate_limited(exc) or attempt == WRITE_ATTEMPTS - 1:
+            return None
+        headers = _headers(exc)
+        if "retry-after" in headers:
+            return _seconds(headers["retry-after"], SECONDARY_WAIT_S)
+        if headers.get("x-ratelimit-remaining") == "0":
+            reset = _seconds(headers.get("x-ratelimit-reset", ""), 0.0) - time.time()
+            if reset > MAX_WAIT_S:
+                raise PostingFailed(
+                    "GitHub's rate limit for this token is spent until "
+                    f"{time.strftime('%H:%M UTC', time.gmtime(time.time() + reset))}") from exc
+            return max(reset, 0.0)
+        return float(SECONDARY_WAIT_S * 2 ** attempt)  # a secondary limit without headers
+
+    def _pause(self, seconds: float) -> None:
+        seconds = min(seconds, MAX_WAIT_S)
+        if self._waited + seconds > MAX_TOTAL_WAIT_S:
+            raise PostingFailed(f"GitHub kept asking to wait (over {MAX_TOTAL_WAIT_S:.0f} s in "
+                                "all)")
+        self._waited += seconds
+        if seconds:
+            self.notice(f"GitHub asked to wait; retrying in {seconds:.0f} s")
+        self.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    comment: Comment
+    reason: str
+
+
+def _mark(placed: Placed, data: ReportInput) -> str:
+    return fingerprint(data, placed.finding)
+
+
+def _headers(exc: Any) -> dict[str, str]:
+    return {k.lower(): v for k, v in (exc.headers or {}).items()}
+
+
+def _rate_limited(exc: Any) -> bool:
+    """A primary or secondary rate limit (403 or 429; a 422 for content "submitted too
+    quickly"), as GitHub documents them."""
+    message = _message(exc).lower()
+    if exc.status == 422:
+        return _TOO_QUICKLY in message
+    if exc.status == 429:
+        return True
+    return exc.status == 403 and ("rate limit" in message or "retry-after" in _headers(exc)
+                                  or _headers(exc).get("x-ratelimit-remaining") == "0")
+
+
+def _seconds(value: str, default: float) -> float:
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        return default
 
 
 def _message(exc: Any) -> str:
     data = exc.data if isinstance(exc.data, dict) else {}
-    return str(data.get("message") or exc)
+    found = data.get("errors")
+    errors: list[Any] = found if isinstance(found, list) else []
+    details = [e if isinstance(e, str) else str(e.get("message", "")) for e in errors
+               if isinstance(e, str | dict)]
+    text = "; ".join(part for part in (str(data.get("message") or ""), *details) if part)
+    return text or str(exc)
 
 
 def _not_on_a_line(finding: Finding, positions: dict[str, set[int]]) -> str | None:
@@ -295,6 +464,8 @@ def _not_on_a_line(finding: Finding, positions: dict[str, set[int]]) -> str | No
     return None
 
 
-def _importance(finding: Finding) -> tuple[int, str, int]:
+def importance(finding: Finding) -> tuple[int, str, int]:
     return (-SEVERITY_RANK[finding.severity], finding.file_path, finding.start_line)
 
+
+__all__ = ["MAX_BODY", "Comment", "PostResult", "Poster", "PostingFailed", "ReadOnlyToken"]

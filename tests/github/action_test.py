@@ -52,12 +52,37 @@ def test_the_action_is_composite_and_maps_every_input_to_the_environment() -> No
     mapped = " ".join(str(v) for step in steps for v in step.get("env", {}).values())
     assert all(f"inputs.{name}" in mapped for name in ACTION["inputs"])
     assert '"$REVIEWBOT_ACTION_PATH[model,github]"' in steps[1]["run"]
-    assert set(ACTION["outputs"]) == {"errors", "warnings", "infos", "sarif"}
+    assert set(ACTION["outputs"]) == {"errors", "warnings", "infos", "findings", "sarif"}
+
+
+def readme_workflow() -> dict[str, Any]:
+    """The workflow the README tells users to copy."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("### GitHub Action", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    return yaml.safe_load(block)  # type: ignore[no-any-return]
+
+
+def test_the_readme_workflow_is_one_review_per_pull_request_at_a_time() -> None:
+    workflow = readme_workflow()
+    assert list(workflow[True]) == ["pull_request"]  # `on:` (YAML 1.1 reads it as true)
+    assert workflow["concurrency"] == {
+        "group": "reviewbot-${{ github.event.pull_request.number }}",
+        "cancel-in-progress": False}
+    assert workflow["permissions"]["pull-requests"] == "write"
+    steps = workflow["jobs"]["reviewbot"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0
+    ours = next(step for step in steps if step.get("id") == "reviewbot")
+    assert set(ours["with"]) <= set(ACTION["inputs"])
+    assert steps[1]["with"]["path"] == ".reviewbot/cache"
 
 
 def test_the_review_step_reviews_and_posts(pull: PullRequest) -> None:
+    """The action's review step, with the inputs of the README's workflow."""
     step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "review")
-    result = run_step(step, inputs(**{"max-comments": "5"}), pull.repo.root)
+    given = next(s for s in readme_workflow()["jobs"]["reviewbot"]["steps"]
+                 if s.get("id") == "reviewbot")["with"]
+    result = run_step(step, inputs(**{k: str(v) for k, v in given.items()},
+                                   **{"max-comments": "5"}), pull.repo.root)
     assert result.returncode == 1, result.stderr  # the shell injection: fail-level error
     assert "review posted: 1 new comments" in result.stderr
     [posted] = pull.github.posted_reviews()

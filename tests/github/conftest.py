@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from reviewbot.github.poster import Poster
 from tests.conftest import GitFixture
 from tests.fake_github import FakeGitHub
 
@@ -22,6 +24,7 @@ class PullRequest:
     base: str
     head: str
     home: Path
+    waits: list[float] = field(default_factory=list)
 
     def event(self, *, fork: bool = False, name: str = "pull_request") -> Path:
         base_repo = {"full_name": self.github.repository}
@@ -61,9 +64,11 @@ def _patch(repo: GitFixture, base: str, head: str, path: str) -> str | None:
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
+    """The fake GitHub; a test fails if anything it saw or said breaks GitHub's contract."""
     server = FakeGitHub().start()
     yield server
     server.stop()
+    assert server.violations == [], "\n".join(server.violations)
 
 
 @pytest.fixture
@@ -89,5 +94,9 @@ def pull(repo: GitFixture, github: FakeGitHub, tmp_path: Path,
         monkeypatch.setenv(name, value)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_WRITES", 0)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_REQUESTS", 0)
-    monkeypatch.setattr("reviewbot.github.poster.WRITE_BACKOFF_S", 0)
+    monkeypatch.setattr("reviewbot.github.poster.GET_BACKOFF_S", 0)
+    monkeypatch.setattr("reviewbot.github.poster.TIMEOUT_S", 5)
+    # Waits are recorded, not slept: the tests assert what GitHub's rules ask for.
+    monkeypatch.setattr("reviewbot.github.action.Poster",
+                        functools.partial(Poster, sleep=pr.waits.append))
     return pr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -57,36 +56,29 @@ def test_a_rerun_posts_nothing_new_and_edits_the_summary(
 def test_a_new_commit_posts_only_new_findings_and_resolves_the_fixed_one(
         pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     review(pull)
-    first_head = pull.head
     pull.push({"app/run.py": BAD.replace('f"ls {path}", shell=True', '["ls", path]'),
                "app/calc.py": "def calc(expr):\n    return eval(expr)\n"}, "fix and add")
     review(pull)
-    err = capsys.readouterr().err
-    assert f"reviewing the commits since the last review ({first_head[:12]})" in err
     second = pull.github.posted_reviews()[-1]
     assert [c["path"] for c in second["comments"]] == ["app/calc.py"]
     fixed = next(c for c in pull.github.review_comments if c["path"] == "app/run.py")
     assert fixed["body"].startswith(f"✅ **Resolved** in `{pull.head[:12]}`")
     assert ";resolved -->" in fixed["body"]
     summary = pull.github.summary()["body"]
-    assert f"(the commits since {first_head[:12]})" in summary
-    assert "1 earlier comments resolved" in summary
+    assert "(the whole pull request)" in summary and "1 earlier comments resolved" in summary
 
 
-def test_a_full_review_after_a_new_commit(pull: PullRequest,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_full_asks_the_model_again(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     review(pull)
     pull.push({"app/other.py": "x = 1\n"})
-    review(pull, "--full")
-    assert "since" not in capsys.readouterr().err
-    assert "(the commits since" not in pull.github.summary()["body"]
+    assert review(pull, "--full") == 1
+    assert len(pull.github.posted_reviews()) == 1  # nothing new to post
 
 
 def test_a_422_loses_nothing(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     pull.push({"app/calc.py": "def calc(expr):\n    return eval(expr)\n"})
     # GitHub's diff for run.py says line 5 is there; the review API disagrees (it happens).
-    original = pull.github._on_the_diff
-    pull.github._on_the_diff = lambda c: original(c) and c["path"] != "app/run.py"  # type: ignore[method-assign]
+    pull.github.refuse_paths = {"app/run.py"}
     review(pull)
     [posted] = pull.github.posted_reviews()
     assert [c["path"] for c in posted["comments"]] == ["app/calc.py"]
@@ -132,21 +124,24 @@ def test_a_hundred_findings_are_capped_with_the_rest_in_the_summary(
     assert not second & {c["line"] for c in posted["comments"]}
 
 
-def test_5xx_on_a_write_is_retried(pull: PullRequest,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
-    pull.github.fail_writes = deque([502, 403])
+def test_5xx_and_a_secondary_limit_on_a_write_are_retried(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.github.fail("POST", "/reviews$", 502)
+    pull.github.fail("POST", "/reviews$", 403, kind="secondary")
     assert review(pull) == 1
     assert len(pull.github.posted_reviews()) == 1
+    assert pull.waits == [1.0, 7.0]  # a short backoff, then the limit's Retry-After
 
 
 def test_a_write_that_keeps_failing_is_exit_3_with_everything_else_written(
         pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
-    pull.github.fail_writes = deque([502] * 10)
+    pull.github.fail("POST", "/reviews$", 502, times=10)
     assert review(pull) == 3
     err = capsys.readouterr().err
-    assert "posting the review failed: GitHub answered 502" in err
+    assert "posting the review failed: GitHub kept failing a write (4 attempts; last: 502" in err
     assert Path(outputs(pull)["sarif"]).is_file()
     assert (pull.home / "summary.md").read_text()
+    assert outputs(pull)["errors"] == "1"
 
 
 def test_someone_elses_marker_is_not_ours(pull: PullRequest,
@@ -166,7 +161,7 @@ def test_someone_elses_marker_is_not_ours(pull: PullRequest,
 def test_an_actions_token_that_cannot_read_user_posts_as_the_bot(
         pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     pull.github.user_forbidden = True
-    pull.github.login = "github-actions[bot]"
+    pull.github.login, pull.github.login_type = "github-actions[bot]", "Bot"
     review(pull)
     review(pull)
     assert len(pull.github.posted_reviews()) == 1  # the second run recognised its comment
