@@ -54,7 +54,10 @@ def _item(data: ReportInput, finding: Finding) -> str:
     if finding.suggestion:
         text += f"\n\n  Fix: {finding.suggestion}"
     if finding.replacement is not None:
-        text += "\n\n" + code_block(clip_lines(finding.replacement), "suggestion")
+        # A ```suggestion block is committable on GitHub: only ever the whole fix.
+        shown = clip_lines(finding.replacement)
+        whole = shown == finding.replacement.split("\n")
+        text += "\n\n" + code_block(shown, "suggestion" if whole else "")
     return text
 
 

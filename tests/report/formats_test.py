@@ -216,3 +216,13 @@ def test_findings_on_identical_code_get_distinct_fingerprints() -> None:
     shifted = ReportInput(report=moved, code={("app/deploy.py", n): CODE[("app/deploy.py", 6)]
                                               for n in (9, 23)})
     assert [fingerprint(shifted, f) for f in moved.findings] == [first, second]
+
+
+def test_markdown_shows_a_clipped_fix_in_a_plain_block_never_a_suggestion() -> None:
+    """A ```suggestion block is committable on GitHub: it holds the whole fix or is not one."""
+    long = "\n".join(f"    value_{n} = compute({n})" for n in range(40))
+    report = REPORT.replace(findings=(FINDINGS[2].replace(replacement=long),))
+    text = render("markdown", ReportInput(report=report))
+    assert "```suggestion" not in text and "more lines)" in text
+    whole = render("markdown", ReportInput(report=report.replace(findings=(FINDINGS[2],))))
+    assert "```suggestion" in whole
