@@ -167,16 +167,19 @@ def function_context(unit: ReviewUnit, source: RepoSource, clipped: list[str]) -
 
 
 def _enclosing_spans(index: SyntaxIndex, lines: list[int]) -> list[Span]:
-    found: list[Span] = []
-    for number in lines:
-        # Lines of a function already found need no look-up (a new file's every line would
-        # otherwise walk the tree: 90,000 look-ups on a large change).
-        if any(span.contains(number) for span in found):
+    """The definitions around the lines, in the order of the lines, each once. Linear in the
+    lines: a line inside the definition just found needs no look-up (a new file's every
+    line would otherwise walk the tree), and nothing is compared with every span found."""
+    found: dict[Span, None] = {}
+    last: Span | None = None
+    for number in sorted(set(lines)):
+        if last is not None and last.contains(number):
             continue
         span = index.at(number, "function") or index.at(number)
-        if span is not None and span not in found:
-            found.append(span)
-    return found
+        if span is not None:
+            last = span
+            found.setdefault(span)
+    return list(found)
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")

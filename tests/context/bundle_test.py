@@ -318,3 +318,26 @@ def test_removing_a_function_asks_for_its_callers(repo: GitFixture) -> None:
     assert [(r.type, r.symbol) for r in unit.rule_extra_requests
             if r.type == "search_callers"] == [("search_callers", "fee")]
     assert any(r.type == "previous_version" for r in unit.rule_extra_requests)
+
+
+def test_the_functions_around_a_large_new_file_are_found_in_linear_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each line was compared with every function found before it: 20,000 lines took 10 s.
+    Counted, not timed: comparisons stay a small multiple of the lines."""
+    from reviewbot.code.syntax import Span, SyntaxIndex
+    from reviewbot.context import _enclosing_spans
+
+    text = "".join(f"def f{n}(x):\n    y = x + {n}\n    return y\n\n\n" for n in range(3000))
+    lines = text.count("\n")
+    compared = 0
+    real = Span.contains
+
+    def counting(self: Span, line: int) -> bool:
+        nonlocal compared
+        compared += 1
+        return real(self, line)
+
+    monkeypatch.setattr(Span, "contains", counting)
+    found = _enclosing_spans(SyntaxIndex(text, "python"), list(range(1, lines + 1)))
+    assert [s.name for s in found[:2]] == ["f0", "f1"] and len(found) == 3000
+    assert compared < 3 * lines
