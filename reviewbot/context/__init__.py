@@ -63,9 +63,12 @@ def build_bundle(fused: FusedPlan, units: Sequence[ReviewUnit], findings: Sequen
     built: dict[str, BundleItem] = {}
     redactor = redactor or Redactor()
     searches = SearchBudget()
+    by_unit: dict[str | None, list[Finding]] = {}
+    for finding in findings:
+        by_unit.setdefault(finding.unit_id, []).append(finding)
     for plan_item in order:
         unit = by_id[plan_item.unit_id]
-        own = [f for f in findings if f.unit_id == unit.unit_id]
+        own = by_unit.get(unit.unit_id, [])
         item = build_item(unit, plan_item, own, source, min(config.limits.context_unit_tokens,
                                                             max(remaining, 0)), redactor,
                           searches)

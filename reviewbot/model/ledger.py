@@ -34,6 +34,7 @@ class Ledger:
     calls: list[ModelCall] = field(default_factory=list)
     _started: float = field(default=0.0)
     _reserved: int = 0
+    _tokens: int = 0
     _pause_until: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -49,32 +50,44 @@ class Ledger:
 
     def tokens_used(self) -> int:
         with self._lock:
-            return sum(c.tokens_in + c.tokens_out for c in self.calls)
+            return self._tokens
+
+    def check(self) -> None:
+        """BudgetExhausted when no request may be made any more (nothing is claimed): callers
+        learn it before they build and redact a request."""
+        with self._lock:
+            self._check()
 
     def reserve(self) -> None:
         """Claim one HTTP request, or raise BudgetExhausted naming the bound."""
         with self._lock:
-            if self._reserved >= self.max_calls:
-                raise BudgetExhausted("call_cap", f"the run's cap of {self.max_calls} model "
-                                                  "calls is reached")
-            if self.clock() >= self.deadline:
-                raise BudgetExhausted("deadline", f"the model phase's deadline of "
-                                                  f"{self.deadline_s:g} s is reached")
-            used = sum(c.tokens_in + c.tokens_out for c in self.calls)
-            if self.max_tokens is not None and used >= self.max_tokens:
-                raise BudgetExhausted("token_budget", f"the run's budget of "
-                                                      f"{self.max_tokens:,} tokens is spent")
+            self._check()
             self._reserved += 1
+
+    def _check(self) -> None:
+        if self._reserved >= self.max_calls:
+            raise BudgetExhausted("call_cap", f"the run's cap of {self.max_calls} model "
+                                              "calls is reached")
+        if self.clock() >= self.deadline:
+            raise BudgetExhausted("deadline", f"the model phase's deadline of "
+                                              f"{self.deadline_s:g} s is reached")
+        if self.max_tokens is not None and self._tokens >= self.max_tokens:
+            raise BudgetExhausted("token_budget", f"the run's budget of "
+                                                  f"{self.max_tokens:,} tokens is spent")
 
     def record(self, call: ModelCall) -> int:
         """Add a finished request; its index, for `amend`."""
         with self._lock:
             self.calls.append(call)
+            self._tokens += call.tokens_in + call.tokens_out
             return len(self.calls) - 1
 
     def amend(self, index: int, **update: object) -> None:
         with self._lock:
-            self.calls[index] = self.calls[index].replace(**update)
+            before = self.calls[index]
+            self.calls[index] = after = before.replace(**update)
+            self._tokens += (after.tokens_in + after.tokens_out
+                             - before.tokens_in - before.tokens_out)
 
     def pause(self, seconds: float) -> None:
         """Hold every worker back for `seconds` (a rate limit applies to the whole run)."""

@@ -72,6 +72,10 @@ class ModelSession:
              unit_id: str | None = None) -> ChatReply:
         """One answer from the model (HTTP retries and format step-downs included)."""
         model = model or self.settings.model
+        try:
+            self.ledger.check()  # before the messages are redacted: a spent run costs nothing
+        except BudgetExhausted as exc:
+            raise ModelUnavailable(exc.reason, str(exc)) from None
         outgoing = tuple(self._redacted(m) for m in messages)
         while True:
             kind = self._format()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -92,8 +93,9 @@ class Reviewer:
         self._searches = SearchBudget(left=AGENT_SEARCHES)
         self._lock = threading.Lock()
 
-    def review(self, group: Group, findings: Sequence[Finding]) -> UnitReview:
-        own = [f for f in findings if f.unit_id in group.unit_ids]
+    def review(self, group: Group, findings: Mapping[str | None, Sequence[Finding]],
+               ) -> UnitReview:
+        own = [f for unit_id in group.unit_ids for f in findings.get(unit_id, ())]
         path = group.units[0].file_path
         prompt = unit_prompt(group.units, group.items, own,
                              self.guidance.for_path(self.config, path))
@@ -157,10 +159,15 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
                         index=DiffIndex.from_units(units),
                         guidance=read_guidance(source, config), cache=cache)
     ordered = groups(units, bundle)
+    # Each conversation is told its own units' rule findings: looked up, never filtered from
+    # all of them (10,000 units made that the stage's whole time).
+    by_unit: dict[str | None, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_unit[finding.unit_id].append(finding)
 
     def job(group: Group) -> UnitReview:
         try:
-            review = reviewer.review(group, findings)
+            review = reviewer.review(group, by_unit)
         except Exception as exc:  # one conversation never ends the run
             events.notice(f"the review of {group.units[0].file_path} failed "
                           f"({type(exc).__name__}); its units have no model review")

@@ -240,3 +240,25 @@ def test_a_repository_cannot_hand_the_run_its_own_model_answers(
     out, err = capsys.readouterr()
     assert "the model-result cache is not used for this run" in err
     assert json.loads(out)["stats"]["model"]["cached_units"] == 0 and fake_openai.received
+
+
+def test_a_spent_call_cap_builds_no_more_requests(
+        change: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With the cap reached, each remaining unit ends at once: no request is redacted and
+    built for it (10,000 units spent minutes there, and on finding their rule findings)."""
+    from reviewbot.model.session import ModelSession
+
+    user_config("[limits]\nmax_model_calls = 1\nconcurrency = 1\n")
+    built = 0
+    real = ModelSession._redacted
+
+    def counting(self: ModelSession, message: Any) -> Any:
+        nonlocal built
+        built += 1
+        return real(self, message)
+
+    monkeypatch.setattr(ModelSession, "_redacted", counting)
+    report, _ = review(change, capsys, "--no-cache")
+    assert report["stats"]["model"]["skipped_units"] == {"call_cap": FILES}
+    assert built == 2  # the plan's system and user messages, nothing after
