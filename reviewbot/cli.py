@@ -426,9 +426,15 @@ def _notice(message: str) -> None:
 def _rules(args: argparse.Namespace) -> int:
     from reviewbot.rules import RULES
 
+    print(f"{'rule':34} {'severity':14} {'category':16} title")
     for rule in RULES.values():
-        print(f"{rule.id:34} {rule.severity:8} {rule.category:16} {rule.title}")
+        levels = rule.levels
+        severity = levels[0] if len(levels) == 1 else f"{levels[0]}..{levels[-1]}"
+        print(f"{rule.id:34} {severity:14} {rule.category:16} {rule.title}")
         print(f"{'':34} {rule.rationale}")
+    print("\nA range: the finding says how sure or how bad (input from a request is an error, "
+          "from a parameter a warning). In test code every rule but the secrets rules "
+          "reports one level lower; `[rules]` in the config re-levels a rule.")
     return EXIT_CLEAN
 
 

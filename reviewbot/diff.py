@@ -45,6 +45,7 @@ def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
     collector = _COLLECTORS[request.mode]
     base_rev, head_rev, base_branch, raw = collector(repo, request)
     units = parse_units(raw)
+    exact = raw_paths(raw, units)
     history: tuple[HistoryLine, ...] = ()
     notes: list[str] = []
     if request.check_history and head_rev is not None:
@@ -58,6 +59,7 @@ def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
         units=units,
         history=history,
         notes=tuple(notes),
+        raw_paths=exact,
     )
 
 
@@ -152,12 +154,32 @@ _COLLECTORS: dict[str, Callable[[GitRepo, ChangeRequest], _Collected]] = {
 
 def parse_units(raw: bytes) -> tuple[ReviewUnit, ...]:
     """Units of a unified git diff. Non-UTF-8 bytes are replaced, never fatal."""
-    text = normalise_headers(raw.decode("utf-8", "replace"))
+    return tuple(unit for patched in _patch_set(raw, "replace")
+                 for unit in _file_units(patched))
+
+
+def _patch_set(raw: bytes, errors: str) -> PatchSet:
+    text = normalise_headers(raw.decode("utf-8", errors))
     try:
-        patch = PatchSet(text)
+        return PatchSet(text)
     except UnidiffParseError as exc:
         raise GitError(f"could not parse the diff git produced: {exc}") from exc
-    return tuple(unit for patched in patch for unit in _file_units(patched))
+
+
+def raw_paths(raw: bytes, units: tuple[ReviewUnit, ...]) -> dict[str, str]:
+    """Paths that are not UTF-8, as the run shows them (U+FFFD for a bad byte) -> their
+    bytes, hex: what reading the file from git or the disk needs. Empty for most changes."""
+    if not any("\ufffd" in unit.file_path for unit in units):
+        return {}
+    found: dict[str, str] = {}
+    for shown, exact in zip(_patch_set(raw, "replace"), _patch_set(raw, "surrogateescape"),
+                            strict=True):
+        for side in ("target_file", "source_file"):
+            path = _clean_path(getattr(shown, side))
+            if "\ufffd" in path:
+                name = _clean_path(getattr(exact, side))
+                found[path] = name.encode("utf-8", "surrogateescape").hex()
+    return found
 
 
 def _file_units(patched: PatchedFile) -> Iterator[ReviewUnit]:

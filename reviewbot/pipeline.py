@@ -237,7 +237,7 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
     stats = _stats(index, findings, ctx.started).replace(
-        model=model_stats(state, ctx.session, ctx.config))
+        model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units)
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
                        stats=stats)
     ctx.run_dir.write("report", report)

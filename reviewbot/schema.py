@@ -220,6 +220,8 @@ class DiffResult(Frozen, frozen=True, kw_only=True):
     history: tuple[HistoryLine, ...] = ()
     # What the run should know about how the change was read (limits hit, fallbacks).
     notes: tuple[str, ...] = ()
+    # Paths that are not UTF-8 (shown with U+FFFD) -> their bytes in hex, to read the files.
+    raw_paths: dict[str, str] = field(default_factory=dict)
 
 
 class Finding(Frozen, frozen=True, kw_only=True):
@@ -329,6 +331,8 @@ class ModelStats(Frozen, frozen=True, kw_only=True):
 class RunStats(Frozen, frozen=True, kw_only=True):
     files: int = 0
     units: int = 0
+    # Units of files the config's `ignore` names (checked for secrets only).
+    ignored_units: int = 0
     added_lines: int = 0
     removed_lines: int = 0
     findings: dict[str, int] = field(default_factory=dict)

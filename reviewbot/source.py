@@ -73,8 +73,9 @@ class RepoSource:
         else:
             rev = self.diff.base_rev
             paths = {u.old_path or u.file_path for u in units if u.patch_type != "add"}
-        for path, data in self.repo.read_blobs(rev, sorted(paths)).items():
-            self._cache[(side, path)] = _file_text(path, data)
+        exact = {self._exact(path): path for path in paths}
+        for path, data in self.repo.read_blobs(rev, sorted(exact)).items():
+            self._cache[(side, exact[path])] = _file_text(exact[path], data)
 
     def rules_text(self, path: str) -> str | None:
         """The whole new file for the rules, or None (absent, binary, over the cap)."""
@@ -115,11 +116,18 @@ class RepoSource:
                                       for folder in self.private)
 
     def _bytes(self, path: str, side: Side) -> bytes | None:
+        exact = self._exact(path)
         if side == "old":
-            return self.repo.show(self.diff.base_rev, path)
+            return self.repo.show(self.diff.base_rev, exact)
         if self.diff.request.mode == "working":
-            return self.repo.read_worktree(path)
-        return self.repo.show(self.diff.head_rev or "", path)
+            return self.repo.read_worktree(exact)
+        return self.repo.show(self.diff.head_rev or "", exact)
+
+    def _exact(self, path: str) -> str:
+        """The path git and the disk know: a name that is not UTF-8 is shown with U+FFFD,
+        and read with its own bytes (surrogate-escaped)."""
+        raw = self.diff.raw_paths.get(path)
+        return bytes.fromhex(raw).decode("utf-8", "surrogateescape") if raw else path
 
 
 def summary_if_unreadable(path: str, data: bytes) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +245,45 @@ def test_quoted_code_and_messages_cannot_drive_the_terminal(
     assert code == 1 and "python.shell-injection" in out
     assert "\x1b" not in out and "\u202e" not in out
     assert "\\x1b[2J\\u202e gnp.exe" in out  # shown, as escapes
+
+
+@pytest.mark.parametrize("mode", ["staged", "working", "pr"])
+def test_a_file_name_that_is_not_utf8_is_still_checked(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], mode: str) -> None:
+    repo.write("README.md", "# x\n")
+    base = repo.commit()
+    name = "bad\xff.py".encode("latin-1")  # the byte 0xff alone is not UTF-8
+    (repo.root / os.fsdecode(name)).write_bytes(b"import os\nos.system('ls ' + input())\n")
+    if mode == "pr":
+        repo.commit()
+    elif mode == "staged":
+        repo.stage()
+    else:
+        repo.git("add", "-N", os.fsdecode(name))
+    args = {"staged": [], "working": ["--mode", "working"],
+            "pr": ["--mode", "pr", "--base", base]}[mode]
+    code, out, _ = run_cli(repo, capsys, "--format", "json", *args)
+    findings = json.loads(out)["findings"]
+    assert code == 1
+    assert [(f["file_path"], f["rule_id"]) for f in findings] == [
+        ("bad\ufffd.py", "python.shell-injection")]
+
+
+def test_files_the_config_ignores_are_still_checked_for_secrets(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write(".reviewbot.toml", 'ignore = ["deploy/*"]\n')
+    repo.commit()
+    repo.write("deploy/settings.py", 'AWS_KEY = "AKIAZ7Q2MXC5LFPN3WKB"\nimport os\n'
+                                     "os.system('ls ' + input())\n")
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert [f["rule_id"] for f in report["findings"]] == ["secrets.hardcoded"]
+    assert report["units"] == [] and report["stats"]["ignored_units"] == 1
+    repo.write("deploy/settings.py", "import os\nos.system('ls ' + input())\n")
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys)
+    assert code == 0
+    assert "the config's `ignore` names every changed file (1 units" in out
+    assert "the change is empty" not in out

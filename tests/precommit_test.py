@@ -192,6 +192,22 @@ def test_a_secret_added_and_removed_within_one_push_is_blocked(
     assert AWS_KEY not in output
 
 
+def test_a_file_added_with_a_secret_and_deleted_within_one_push_is_blocked(
+        project: GitFixture, remote: Path) -> None:
+    """The net diff has no file at all: pre-commit would skip a hook with "(no files to
+    check)", and the per-commit secret check would never run."""
+    assert _push(project, "-u", "origin", "main").returncode == 0
+    _commit_unverified(project, "deploy.py", f'KEY = "{AWS_KEY}"\n', "add key")
+    project.git("rm", "-q", "deploy.py")
+    project.git("commit", "-q", "--no-verify", "-m", "remove it")
+
+    result = _push(project, "origin", "main")
+
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "secrets.in-history" in output and "Skipped" not in output
+
+
 def test_all_files_run_with_nothing_staged_reviews_the_tracked_files(
         project: GitFixture) -> None:
     _commit_unverified(project, "app/run.py", BAD, "bad")

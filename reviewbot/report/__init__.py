@@ -35,6 +35,17 @@ class ReportInput:
                 if (finding.file_path, n) in self.code]
 
 
+def nothing_to_review(report: RunReport) -> str | None:
+    """What to say instead of a report when there is nothing in it; None when there is."""
+    if report.units or report.findings:
+        return None
+    ignored = report.stats.ignored_units
+    if ignored:
+        return (f"nothing to review: the config's `ignore` names every changed file "
+                f"({ignored} units; checked for secrets only, and none was found)")
+    return "nothing to review (the change is empty)"
+
+
 def model_line(report: RunReport) -> str:
     """What the model did, in one line (empty offline)."""
     model = report.stats.model

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from itertools import groupby
 
-from reviewbot.report import ReportInput, clip_lines, display_path, model_line
+from reviewbot.report import (
+    ReportInput,
+    clip_lines,
+    display_path,
+    model_line,
+    nothing_to_review,
+)
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
 
@@ -22,8 +28,9 @@ class MarkdownReporter:
         report = data.report
         counts = report.stats.findings
         lines = ["## reviewbot", ""]
-        if not report.units:
-            return "\n".join([*lines, "Nothing to review: the change is empty."])
+        empty = nothing_to_review(report)
+        if empty is not None:
+            return "\n".join([*lines, f"{empty[0].upper()}{empty[1:]}."])
         lines.append(f"Reviewed {report.stats.units} units in {report.stats.files} files "
                      f"(+{report.stats.added_lines} -{report.stats.removed_lines}).")
         lines.append("")

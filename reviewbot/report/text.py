@@ -12,7 +12,14 @@ import os
 from itertools import groupby
 from pathlib import Path
 
-from reviewbot.report import ReportInput, clip_lines, display_lines, display_path, model_line
+from reviewbot.report import (
+    ReportInput,
+    clip_lines,
+    display_lines,
+    display_path,
+    model_line,
+    nothing_to_review,
+)
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -31,9 +38,9 @@ class TextReporter:
 
 def _lines(data: ReportInput) -> list[Line]:
     report = data.report
-    if not report.units:
-        return [] if data.quiet else [[("reviewbot: nothing to review (the change is empty).",
-                                        "")]]
+    empty = nothing_to_review(report)
+    if empty is not None:
+        return [] if data.quiet else [[(f"reviewbot: {empty}.", "")]]
     lines: list[Line] = []
     if data.verbose:
         lines.append([(f"reviewbot: {len(report.units)} units in {report.stats.files} files",

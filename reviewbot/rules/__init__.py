@@ -77,6 +77,9 @@ class _Checked:
     assessments: tuple[Assessment, ...]
 
 
+# A file the config's `ignore` names: checked for secrets only, and not reviewed otherwise.
+IGNORED = "ignored_by_config"
+
 # Below this many characters of files to check (about 25,000 lines), a second process saved
 # nothing measurable (bench/large_change.py, bench/hook_latency.py): forking and the pool's
 # import take ~20 ms and the other stages stay on one core. Above it, time drops by a fifth.
@@ -90,7 +93,9 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     is checked on more than one core (`limits.processes`); the result is the same."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
-    changes = _file_changes(kept, read_new)
+    # Files the config ignores are not reviewed, but a secret in them is still a secret.
+    ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
+    changes = _file_changes(kept, read_new) + _file_changes(ignored, read_new, {IGNORED})
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache).
     weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -104,6 +109,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     assessed = {unit.unit_id: assessment for change, outcome in zip(changes, checked,
                                                                     strict=True)
+                if IGNORED not in change.tags
                 for unit, assessment in zip(change.units, outcome.assessments, strict=True)}
     rated = tuple(apply(u, assessed.get(u.unit_id) or assess(u, [])) for u in kept)
     notes = [note for outcome in checked for note in outcome.notes]
@@ -127,7 +133,7 @@ def _check_change(change: FileChange, config: Config) -> _Checked:
         # A new file's hunk holds every definition line already.
         if any(unit.patch_type != "add" for unit in change.units):
             headers = definition_headers(change.python_tree, change.new_text)
-        if change.python_error and not change.tags & SECRETS_ONLY_TAGS:
+        if change.python_error and not change.tags & (SECRETS_ONLY_TAGS | {IGNORED}):
             notes.append(f"{change.path} is not Python 3 that parses "
                          f"({change.python_error}): checked with line patterns only")
     by_unit: dict[str, list[Finding]] = {}
@@ -149,14 +155,15 @@ def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Fi
             for f in found]
 
 
-def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew) -> list[FileChange]:
+def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew,
+                  extra_tags: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
     grouped: dict[str, list[ReviewUnit]] = {}
     for unit in units:
         if unit.patch_type not in ("delete", "binary") and unit.language != "submodule":
             grouped.setdefault(unit.file_path, []).append(unit)
     changes = []
     for path, file_units in grouped.items():
-        tags: set[str] = set(path_tags(path))
+        tags: set[str] = set(path_tags(path)) | set(extra_tags)
         if has_generated_banner(file_units[0]):
             tags.add("generated")
         if any(is_minified(unit) for unit in file_units):
@@ -178,7 +185,7 @@ def _check_file(change: FileChange, config: Config) -> list[Finding]:
         setting = config.rule(rule.id)
         if not setting.enabled or rule.id in replaced or not rule.applies_to(change):
             continue
-        if change.tags & SECRETS_ONLY_TAGS and rule.category != "secrets":
+        if change.tags & (SECRETS_ONLY_TAGS | {IGNORED}) and rule.category != "secrets":
             continue
         for hit in rule.check(change):
             anchored = _anchor(hit, rule, change, setting.severity)

@@ -41,6 +41,9 @@ class Rule(Protocol):
     @property
     def rationale(self) -> str: ...
 
+    @property
+    def levels(self) -> tuple[Severity, ...]: ...
+
     def applies_to(self, change: FileChange) -> bool: ...
 
     def check(self, change: FileChange) -> Iterator[Hit]: ...
@@ -72,6 +75,9 @@ class RuleInfo:
     severity: Severity
     category: Category
     rationale: str
+    # Every severity its findings can have, when a finding says how sure or how bad it is
+    # (a value from a request is worse than one from a parameter); empty: `severity` only.
+    levels: tuple[Severity, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,10 @@ class RuleBase:
     @property
     def rationale(self) -> str:
         return self.info.rationale
+
+    @property
+    def levels(self) -> tuple[Severity, ...]:
+        return self.info.levels or (self.severity,)
 
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.schema import Category, Severity
+from reviewbot.schema import SEVERITY_RANK, Category, Severity
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
 GO = frozenset({"go"})
@@ -59,9 +59,12 @@ def _rule(rule_id: str, title: str, severity: Severity, category: Category,
           languages: frozenset[str], variants: tuple[Variant, ...], suggestion: str,
           rationale: str, unless: str | None = None,
           skip_tags: frozenset[str] = frozenset()) -> PatternRule:
+    # The severities its variants report: what `reviewbot rules` shows.
+    levels = tuple(sorted({v.severity or severity for v in variants},
+                          key=lambda level: SEVERITY_RANK[level]))
     return PatternRule(
         info=RuleInfo(id=rule_id, title=title, severity=severity, category=category,
-                      rationale=rationale),
+                      rationale=rationale, levels=levels),
         languages=languages, variants=variants, suggestion=suggestion,
         unless=re.compile(unless) if unless else None, skip_tags=skip_tags,
     )

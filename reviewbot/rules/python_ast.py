@@ -18,7 +18,7 @@ from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants
+from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
 
 StringKind = Literal["formatted", "constant", "dynamic"]
@@ -273,12 +273,35 @@ def line_pattern(pattern: str, message: str, severity: Severity = "info") -> Lin
     return LinePattern(re.compile(pattern), message, severity)
 
 
+# Where a value may come from, when it is outside the program's control.
+_OUTSIDE: dict[str, str] = {"request": "request data", "argv": "the command line",
+                            "input": "input()", "environment": "the environment"}
+
+
 def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        if name in ("eval", "exec") and string_kind(first_arg(call)) != "constant":
+        arg = first_arg(call)
+        if name not in ("eval", "exec") or arg is None or string_kind(arg) == "constant":
+            continue
+        outside = _outside_source(parsed, call, arg)
+        if outside:
+            # Code injection: as blocking as SQL or shell injection from the same input.
+            yield (call, "error", f"`{name}` runs code from {outside}: whoever sends it runs "
+                                  "code in this process.",
+                   "Never run input as code: use ast.literal_eval for data, or a dispatch "
+                   "table for behaviour.")
+        else:
             yield (call, None, f"`{name}` runs a string as Python code; if any part of it "
                                "comes from input, so does the code.",
                    "Use ast.literal_eval for data, or a dispatch table for behaviour.")
+
+
+def _outside_source(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> str | None:
+    flow = parsed.flow.at(call)
+    source = source_of(arg, flow, parsed.flow.name_of)
+    if source == "parameter" and flow.handler:
+        source = "request"  # a web handler's parameters are the URL's parts
+    return _OUTSIDE.get(source or "")
 
 
 _DESERIALISERS = frozenset({
@@ -381,9 +404,10 @@ def _insecure_tempfile(parsed: PythonFile) -> Iterator[Report]:
 
 def rule(rule_id: str, title: str, severity: Severity, category: Category, rationale: str,
          finder: Callable[[PythonFile], Iterator[Report]],
-         fallback: tuple[LinePattern, ...] = ()) -> AstRule:
+         fallback: tuple[LinePattern, ...] = (),
+         levels: tuple[Severity, ...] = ()) -> AstRule:
     info = RuleInfo(id=rule_id, title=title, severity=severity, category=category,
-                    rationale=rationale)
+                    rationale=rationale, levels=levels)
     return AstRule(info=info, finder=finder, fallback=fallback)
 
 
@@ -392,7 +416,8 @@ RULES = (
          "Code built from strings runs whatever the string says.", _eval_exec,
          (line_pattern(r"(?<![\w.])(eval|exec)\s*\(\s*[^\s'\")]",
                        "`eval`/`exec` of a non-constant string runs it as Python code."),
-          line_pattern(r"^\s*exec\s+[^\s'\"(]", "An `exec` statement runs a string as code."))),
+          line_pattern(r"^\s*exec\s+[^\s'\"(]", "An `exec` statement runs a string as code.")),
+         levels=("warning", "error")),
     rule("python.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
          "pickle, marshal and yaml.load run code from the data they load.",
          _unsafe_deserialisation,
@@ -401,7 +426,7 @@ RULES = (
     rule("python.weak-hash", "MD5/SHA-1 hash", "info", "security",
          "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash,
          (line_pattern(r"\b(hashlib\.(md5|sha1)|md5\.new|sha\.new)\s*\(",
-                       "MD5/SHA-1 are broken for security use."),)),
+                       "MD5/SHA-1 are broken for security use."),), levels=("info", "warning")),
     rule("python.tls-verify-disabled", "TLS verification disabled", "error", "security",
          "Without certificate checks TLS protects against nobody.", _tls_disabled,
          (line_pattern(r"\b(requests|httpx|session|client)\b.*\bverify\s*=\s*False|"
@@ -411,7 +436,8 @@ RULES = (
          "Debugger calls and prints left in code stall or clutter production.",
          _debug_leftover,
          (line_pattern(r"\b(i?pdb|pudb)\.set_trace\s*\(|(?<![\w.])breakpoint\s*\(\s*\)",
-                       "A debugger call stops the program.", "warning"),)),
+                       "A debugger call stops the program.", "warning"),),
+         levels=("info", "warning")),
     rule("python.world-writable", "World-writable permissions", "warning", "security",
          "Any local user can change a world-writable file.", _world_writable,
          (line_pattern(r"\bchmod\s*\([^)]*\b0o?[0-7]?[0-7][0-7][2367]\b",

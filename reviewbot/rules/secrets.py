@@ -106,6 +106,8 @@ class SecretsRule(RuleBase):
             if _ALLOWLIST_PRAGMA in text:
                 continue
             for value, (level, kind) in scan_line(change.path, text, quiet).items():
+                if kind == "Private Key" and not _key_body_follows(change, number, text):
+                    continue  # the armour alone (a constant, a comment): no key is here
                 yield Hit(
                     rule_id=self.id, line=number, severity=level,
                     title=f"Hard-coded secret: {kind}",
@@ -223,6 +225,27 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
 _KEY_ARMOUR = re.compile(r"-----BEGIN|---- BEGIN|PuTTY-User-Key-File-\d+:")
 
 
+# What follows a private key's armour: base64 lines, or PEM's encryption headers.
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{32,}")
+_PEM_HEADERS = ("Proc-Type:", "DEK-Info:", "Comment:")
+
+
+def _key_body_follows(change: FileChange, number: int, text: str) -> bool:
+    """Whether key material goes with the armour on this line: on the line itself (a key in
+    one string with `\\n`s) or on the next line. A header alone is no key."""
+    armour = _KEY_ARMOUR.search(text)
+    if armour is None or armour.group(0).startswith("PuTTY"):
+        return True
+    if _KEY_BODY.search(text, armour.end()):
+        return True
+    following = change.added_by_line.get(number + 1)
+    if following is None and change.new_text is not None:
+        lines = change.new_text.split("\n")
+        following = lines[number] if number < len(lines) else ""
+    following = (following or "").strip()
+    return bool(_KEY_BODY.search(following)) or following.startswith(_PEM_HEADERS)
+
+
 def _is_key_name(plugin_name: str, text: str) -> bool:
     """`r'BEGIN DSA PRIVATE KEY'` in a detector's pattern list names a key format; a key
     itself comes with its armour."""
@@ -320,6 +343,8 @@ RULES = (
         category="secrets",
         rationale="A credential in source is readable by everyone with the repository "
                   "and stays in its history after removal.",
+        # A known token format, a keyword match, a bare high-entropy string.
+        levels=("info", "warning", "error"),
     )),
     HISTORY_RULE,
 )

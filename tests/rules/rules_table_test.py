@@ -27,12 +27,25 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     # --- secrets -----------------------------------------------------------------------
     ("aws-key", "app/settings.py", 'KEY = "AKIAQWERTYUIOPASDFGH"\n',
      {("secrets.hardcoded", E)}),
-    ("private-key", "deploy/id_rsa.txt", "-----BEGIN RSA PRIVATE KEY-----\n",
+    ("private-key", "deploy/id_rsa.txt",
+     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx7Yl3QkZs9mFqkTnB2dRzQ2hhbmdlTWVQbGVhc2\n",
      {("secrets.hardcoded", E)}),
+    ("an encrypted PEM key", "deploy/key.pem",
+     "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n", {("secrets.hardcoded", E)}),
+    ("a key in one string", "app/keys.py",
+     'KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9u"\n',
+     {("secrets.hardcoded", E)}),
+    ("near: the armour alone, in a constant", "app/pem.py",
+     'HEADER = "-----BEGIN RSA PRIVATE KEY-----"\nFOOTER = "-----END RSA PRIVATE KEY-----"\n',
+     set()),
+    ("near: the armour quoted in a comment", "app/pem.py",
+     "# a key starts with -----BEGIN OPENSSH PRIVATE KEY-----\nx = 1\n", set()),
     ("near: a key format's name in a pattern list", "scanner/keys.py",
      "PATTERNS = [\n    r'BEGIN DSA PRIVATE KEY',\n    r'PuTTY-User-Key-File-2',\n]\n", set()),
     ("an SSH2 private key", "deploy/key.txt",
-     "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n", {("secrets.hardcoded", E)}),
+     "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"rsa-key-20260101\"\n"
+     "AAAAB3NzaC1yc2EAAAABJQAAAQEAhHy9e7kcnxxm/vR3o0TxbdeYu+kFNrtPj7w\n",
+     {("secrets.hardcoded", E)}),
     ("github-token", "ci.sh", "export GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
      {("secrets.hardcoded", E)}),
     ("keyword-password", "app/db.py", 'password = "hunter2-correct-horse"\n',
@@ -147,6 +160,14 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("python.shell-injection", W)}),
     # --- python: eval, sql, deserialisation ----------------------------------------------
     ("eval input", "app/calc.py", "result = eval(expression)\n", {("python.eval-exec", W)}),
+    ("eval of request data is an error", "app/views.py",
+     "from flask import request\n\n\ndef calc():\n    return eval(request.args['expr'])\n",
+     {("python.eval-exec", E)}),
+    ("exec of a form field is an error", "app/views.py",
+     "from flask import request\n\n\ndef run():\n    code = request.form['code']\n"
+     "    exec(code)\n", {("python.eval-exec", E)}),
+    ("eval of the command line is an error", "tool.py",
+     "import sys\nvalue = eval(sys.argv[1])\n", {("python.eval-exec", E)}),
     ("near: literal_eval", "app/calc.py", "import ast\nresult = ast.literal_eval(text)\n",
      set()),
     ("near: eval of constant", "app/calc.py", 'x = eval("1 + 1")\n', set()),
@@ -597,3 +618,18 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
                          [pytest.param(p, c, e, id=name) for name, p, c, e in CASES])
 def test_rule_table(path: str, code: str, expected: set[tuple[str, str]]) -> None:
     assert hits(path, code) == expected
+
+
+def test_every_severity_the_table_expects_is_one_the_rule_lists() -> None:
+    """`reviewbot rules` shows what a rule reports: its levels hold every severity its
+    findings take (in test code, one level lower, but for secrets)."""
+    from reviewbot.code.path_kinds import path_tags
+    from reviewbot.rules import RULES
+
+    lower = {E: W, W: I, I: I}
+    for name, path, _, expected in CASES:
+        for rule_id, severity in expected:
+            levels = RULES[rule_id].levels
+            in_tests = "test_file" in path_tags(path) and not rule_id.startswith("secrets.")
+            allowed = {lower[level] for level in levels} if in_tests else set(levels)
+            assert severity in allowed, f"{name}: {rule_id} reports {severity}, lists {levels}"
