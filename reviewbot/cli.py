@@ -62,26 +62,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"reviewbot {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _review_arguments(commands.add_parser(
-        "review", help="review a change (the default command)",
+        "review", prog="reviewbot [review]", help="review a change (the default command)",
         description="Review a git change: staged (default), working tree, or a pull request."))
     from reviewbot.explain import explain_arguments
 
     explain_arguments(commands.add_parser(
-        "explain", help="show what a finished run reviewed and why",
+        "explain", prog="reviewbot explain", help="show what a finished run reviewed and why",
         description="Show what a finished run reviewed, how it rated each unit, and why."))
     rerun = commands.add_parser(
-        "rerun", help="run a finished run's stages again from a stage on",
+        "rerun", prog="reviewbot rerun", help="run a finished run's stages again from a stage on",
         description="Load a finished run's artifacts up to a stage and run the rest again "
                     "into a new run folder (steps 1-3 are never re-read from git).")
     rerun.add_argument("run_dir", type=Path, help="the finished run's folder")
     rerun.add_argument("--from", dest="from_stage", required=True, metavar="STAGE",
-                       help="the first stage to run again: plan, fuse, context or report")
+                       help="the first stage to run again: plan, fuse, context, review, verify "
+                            "or report")
     _output_arguments(rerun)
     _model_arguments(rerun)
-    commands.add_parser("rules", help="list every rule",
+    commands.add_parser("rules", prog="reviewbot rules", help="list every rule",
                         description="Every rule with its id, severity, category and rationale.")
     cache = commands.add_parser(
-        "cache", help="the model-result cache: its size, or --clear",
+        "cache", prog="reviewbot cache", help="the model-result cache: its size, or --clear",
         description="Model results are cached in .reviewbot/cache, keyed by everything that "
                     "determines them; a re-run on an unchanged change makes no model calls.")
     cache.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
@@ -208,13 +209,13 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
     request = _request(args, repo, events)
-    config = _with_flags(_load_config(repo, request, args), args, repo)
+    config = _with_flags(_load_config(repo, request, args, events), args, repo)
     session = None if args.offline else _session(config, events, redactor)
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
                              redactor, _cache(args, repo, session, events))
-    return _print_report(outcome, config, args, redactor)
+    return _print_report(outcome, config, args, redactor, events)
 
 
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
@@ -231,7 +232,8 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                   30 if args.max_comments is None else args.max_comments, events.notice, redact)
     if args.full:  # every run reviews the whole pull request; --full also asks the model anew
         args.no_cache = True
-    config = _with_flags(_load_config(repo, run.request, args, run.event.base_sha), args, repo)
+    config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
+                         args, repo)
     session = None if args.offline else _session(config, events, redactor)
     with _progress(events, args):
         outcome = run_review(repo, run.request, config,
@@ -240,7 +242,7 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     data = _report_input(outcome, args)
     posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
                      events.notice, redact)
-    code = _print_report(outcome, config, args, redactor)
+    code = _print_report(outcome, config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
 
@@ -254,13 +256,13 @@ def _rerun(args: argparse.Namespace) -> int:
     redactor = Redactor()
     events = _events(args, redactor)
     args.config = None
-    config = _with_flags(_load_config(repo, diff.request, args), args, repo)
+    config = _with_flags(_load_config(repo, diff.request, args, events), args, repo)
     session = None if args.offline else _session(config, events, redactor)
     with _errors_as_events(events), _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
                         config.output_dir or runs_folder(repo.root, None), events, session,
                         redactor, _cache(args, repo, session, events))
-    return _print_report(outcome, config, args, redactor)
+    return _print_report(outcome, config, args, redactor, events)
 
 
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
@@ -305,16 +307,17 @@ def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInp
 
 
 def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
-                  redactor: Redactor) -> int:
+                  redactor: Redactor, events: Events) -> int:
     from reviewbot.pipeline import fails, model_findings_block
     from reviewbot.report import render
 
     data = _report_input(outcome, args)
-    if args.events != "-":  # with events on stdout, the final_report event says where it is
-        # The report quotes file names and code: it leaves through the redaction pass too.
-        output = redactor.text(render(args.format, data), literal_bare_values=False)
-        if output:
-            print(output)
+    # The report quotes file names and code: it leaves through the redaction pass too.
+    output = redactor.text(render(args.format, data), literal_bare_values=False)
+    if args.events == "-":  # stdout carries events only: the report is the last of them
+        events.emit("report", f"the {args.format} report", format=args.format, report=output)
+    elif output:
+        print(output)
     blocking = model_findings_block(config, outcome.request)
     failed = fails(outcome.report.findings, config.fail_level, blocking)
     advisory = [f for f in outcome.report.findings
@@ -395,7 +398,7 @@ def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeR
 
 
 def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace,
-                 base_rev: str | None = None) -> Config:
+                 events: Events, base_rev: str | None = None) -> Config:
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
     from reviewbot.rules import RULES
@@ -406,8 +409,11 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     if base is not None:
         def reader(name: str) -> bytes | None:
             return repo.show(base, name)
-    return load_config(repo.root, RULES.keys(), read_repo_file=reader,
-                       revision=f"{wanted} (the base)", repo_config=args.config)
+    config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
+                         revision=f"{wanted} (the base)", repo_config=args.config)
+    for note in config.notes:
+        events.notice(note)
+    return config
 
 
 def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession | None:

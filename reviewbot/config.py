@@ -162,6 +162,8 @@ class Config:
     limits: Limits = Limits()
     # The files read, in the order they were applied.
     sources: tuple[str, ...] = ()
+    # What the user should hear about the files (one ignored for another).
+    notes: tuple[str, ...] = ()
 
     def rule(self, rule_id: str) -> RuleSetting:
         return self.rules.get(rule_id, RuleSetting())
@@ -200,14 +202,15 @@ def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
     if user.is_file():
         table = _parse_toml(_read_bytes(user), str(user))
         config = apply_file(config, table, str(user), repo_root, known_rules, trusted=True)
-    repo = _repo_file(repo_root, read_repo_file, revision, repo_config)
+    notes: list[str] = []
+    repo = _repo_file(repo_root, read_repo_file, revision, repo_config, notes)
     if repo is not None:
         config = apply_file(config, repo[1], repo[0], repo_root, known_rules, trusted=False)
-    return apply_environment(config, env)
+    return replace(apply_environment(config, env), notes=tuple(notes))
 
 
 def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
-               explicit: Path | None) -> tuple[str, dict[str, Any]] | None:
+               explicit: Path | None, notes: list[str]) -> tuple[str, dict[str, Any]] | None:
     if explicit is not None:
         path = explicit if explicit.is_absolute() else root / explicit
         if not path.is_file():
@@ -218,15 +221,17 @@ def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
     def where(name: str) -> str:
         return f"{name} at {revision}" if read else str(root / name)
     own = reader(REPO_FILE)
-    if own is not None:
-        return where(REPO_FILE), _parse_toml(own, where(REPO_FILE))
     pyproject = reader("pyproject.toml")
-    if pyproject is None:
-        return None
-    table = _parse_toml(pyproject, where("pyproject.toml")).get("tool", {}).get("reviewbot")
+    table = (_parse_toml(pyproject, where("pyproject.toml")).get("tool", {}).get("reviewbot")
+             if pyproject is not None and b"reviewbot" in pyproject else None)
+    source = f"{where('pyproject.toml')} [tool.reviewbot]"
+    if own is not None:
+        if table is not None:
+            notes.append(f"both {where(REPO_FILE)} and {source} hold reviewbot's settings: "
+                         f"{REPO_FILE} is used and the pyproject.toml table is not")
+        return where(REPO_FILE), _parse_toml(own, where(REPO_FILE))
     if table is None:
         return None
-    source = f"{where('pyproject.toml')} [tool.reviewbot]"
     if not isinstance(table, dict):
         raise ConfigError(f"{source} must be a table.")
     return source, table

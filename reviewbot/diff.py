@@ -129,10 +129,19 @@ def _require_commit(repo: GitRepo, rev: str, flag: str) -> str:
     if sha is None:
         raise GitError(
             f"{flag} {rev} is not a commit in this repository. Fetch it first "
-            f"(`git fetch origin {rev}`; in GitHub Actions use actions/checkout "
+            f"(`{fetch_command(rev, repo.remotes())}`; in GitHub Actions use actions/checkout "
             "with `fetch-depth: 0`).",
         )
     return sha
+
+
+def fetch_command(rev: str, remotes: list[str]) -> str:
+    """The fetch that makes `rev` resolve: `origin/main` is the branch `main` of the remote
+    `origin` (`git fetch origin main`), never a ref named `origin/main` on it."""
+    remote, _, branch = rev.partition("/")
+    if branch and remote in remotes:
+        return f"git fetch {remote} {branch}"
+    return f"git fetch {remotes[0] if remotes else 'origin'} {rev}"
 
 
 def _no_merge_base_message(repo: GitRepo, base: str, head: str) -> str:

@@ -9,6 +9,7 @@ tests subscribe to (seed 003's named events).
 | `unit_reviewed` | the review agent finished a unit (`data.unit_id`, `data.findings`) |
 | `verification_feedback` | the verifier sent findings back to the model (`data.rejected`) |
 | `final_report` | the run's report is written (`data.findings`, `data.run_dir`) |
+| `report` | with `--events -`: the report in the chosen `--format` (`data.format`, `data.report`) |
 | `error` | the run failed (`data.exit_code`) |
 """
 
@@ -25,7 +26,7 @@ from msgspec import field
 from reviewbot.schema import Frozen
 
 EventKind = Literal["stage", "notice", "planner_update", "unit_reviewed",
-                    "verification_feedback", "final_report", "error"]
+                    "verification_feedback", "final_report", "report", "error"]
 
 
 class Event(Frozen, frozen=True, kw_only=True):

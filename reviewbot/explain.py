@@ -61,8 +61,12 @@ def explain_lines(run_dir: Path) -> list[str]:
     rules = cast(RulesResult, load_artifact(run_dir / "step2_rules.json", "rules"))
     report = cast(RunReport, load_artifact(run_dir / "step9_report.json", "report"))
     request = diff.request
-    against = f"{request.base}...{request.head or 'HEAD'}" if request.mode == "pr" else (
-        diff.base_branch or "HEAD")
+    if request.mode == "pr" and request.base_is_root:
+        against = f"the empty tree (every commit up to {request.head or 'HEAD'}: a first push)"
+    elif request.mode == "pr":
+        against = f"{request.base}...{request.head or 'HEAD'}"
+    else:
+        against = diff.base_branch or "HEAD"
     lines = [
         f"run {report.run_id}: {request.mode} review against {against} "
         f"(base {diff.base_rev[:12]})",

@@ -74,6 +74,9 @@ class GitRepo:
         out = self.run(["merge-base", base, head], ok_codes=(0, 1))
         return out.decode("ascii", "replace").strip() or None
 
+    def remotes(self) -> list[str]:
+        return self.text(["remote"]).split()
+
     def is_shallow(self) -> bool:
         return self.text(["rev-parse", "--is-shallow-repository"]) == "true"
 
@@ -261,6 +264,13 @@ def open_repo(path: Path) -> GitRepo:
             f"{path} is not inside a git repository. Run reviewbot from a repository, "
             "or pass --repo PATH.",
         )
+    if status != 0 and "dubious ownership" in err:
+        # Another user owns the repository (a container, a shared checkout): git's own
+        # message names the folder and the command that trusts it.
+        fix = next((line.strip() for line in err.splitlines() if "safe.directory" in line), "")
+        raise GitError(f"git refuses to work in {path}: another user owns the repository "
+                       "(\"dubious ownership\"). If you trust it, run: "
+                       f"{fix or 'git config --global --add safe.directory PATH'}")
     answers = out.decode("utf-8", "surrogateescape").splitlines()
     if status != 0 or answers[:1] == ["true"] or len(answers) < 2:
         raise GitError(f"{path} is a bare repository or has no work tree; "

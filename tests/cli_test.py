@@ -287,3 +287,13 @@ def test_files_the_config_ignores_are_still_checked_for_secrets(
     assert code == 0
     assert "the config's `ignore` names every changed file (1 units" in out
     assert "the change is empty" not in out
+
+
+@pytest.mark.parametrize(("command", "usage"), [
+    ("review", "usage: reviewbot [review] "), ("explain", "usage: reviewbot explain "),
+    ("rerun", "usage: reviewbot rerun "), ("cache", "usage: reviewbot cache ")])
+def test_each_commands_usage_line_reads_as_typed(capsys: pytest.CaptureFixture[str],
+                                                 command: str, usage: str) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert capsys.readouterr().out.startswith(usage)

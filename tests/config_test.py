@@ -65,7 +65,16 @@ def test_repository_file_sets_policy(root: Path, home: Path) -> None:
 
 def test_pyproject_table(root: Path, home: Path) -> None:
     (root / "pyproject.toml").write_text('[tool.reviewbot]\nfail_level = "info"\n')
-    assert load(root, home).fail_level == "info"
+    config = load(root, home)
+    assert config.fail_level == "info" and config.notes == ()
+
+
+def test_both_repository_files_say_which_is_used(root: Path, home: Path) -> None:
+    (root / "pyproject.toml").write_text('[tool.reviewbot]\nfail_level = "info"\n')
+    config = load(root, home, repo='fail_level = "warning"\n')
+    assert config.fail_level == "warning"
+    [note] = config.notes
+    assert ".reviewbot.toml is used and the pyproject.toml table is not" in note
 
 
 @pytest.mark.parametrize(("repo", "message"), [

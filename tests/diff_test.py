@@ -333,3 +333,16 @@ def test_parse_units_accepts_an_empty_diff() -> None:
 ])
 def test_compact_range(start: int, length: int, expected: str) -> None:
     assert compact_range(start, length) == expected
+
+
+@pytest.mark.parametrize(("rev", "remotes", "command"), [
+    ("origin/main", ["origin"], "git fetch origin main"),
+    ("upstream/release/1.2", ["origin", "upstream"], "git fetch upstream release/1.2"),
+    ("main", ["origin"], "git fetch origin main"),
+    ("feature/x", ["origin"], "git fetch origin feature/x"),
+    ("v1.0", [], "git fetch origin v1.0"),
+])
+def test_the_fetch_a_missing_base_needs(rev: str, remotes: list[str], command: str) -> None:
+    from reviewbot.diff import fetch_command
+
+    assert fetch_command(rev, remotes) == command

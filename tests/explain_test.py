@@ -87,3 +87,18 @@ def test_explain_escapes_file_names(repo: GitFixture, capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out
     assert "app/evil\\x1b[2J\\u202etxt.py" in out
+
+
+def test_explain_says_what_a_first_push_was_compared_with(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo.write("app.py", "x = 1\n")
+    repo.commit()
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")
+    assert main(["--repo", str(repo.root), "--pre-push", "--quiet"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(repo.root)
+    assert main(["explain"]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out
+    assert "pr review against the empty tree (every commit up to refs/heads/main" in out

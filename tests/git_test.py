@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -74,3 +75,14 @@ def test_a_work_tree_removed_during_a_run_is_named(repo: GitFixture) -> None:
     shutil.rmtree(repo.root)
     with pytest.raises(GitError, match=r"does not exist \(git runs there\)"):
         opened.head()
+
+
+def test_a_repository_another_user_owns_gets_gits_fix(repo: GitFixture) -> None:
+    """Common in containers: git refuses the repository; the error says why and the fix."""
+    try:
+        os.chown(repo.root, 4321, 4321)
+    except PermissionError:
+        pytest.skip("only root can give the repository to another user here")
+    with pytest.raises(GitError, match="dubious ownership") as caught:
+        open_repo(repo.root)
+    assert f"git config --global --add safe.directory {repo.root}" in str(caught.value)

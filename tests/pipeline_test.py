@@ -94,3 +94,19 @@ def test_a_failed_run_ends_its_event_stream_with_an_error(
     last = json.loads(events.read_text().splitlines()[-1])
     assert last["kind"] == "error" and last["data"] == {"exit_code": 2}
     assert "--base no-such-branch is not a commit" in last["message"]
+
+
+@pytest.mark.parametrize("output", ["json", "text"])
+def test_events_on_stdout_end_with_the_report_in_its_format(
+        staged: GitFixture, capsys: pytest.CaptureFixture[str], output: str) -> None:
+    """`--events -` makes stdout an event stream: the report asked for is its last event,
+    not dropped."""
+    main(["--repo", str(staged.root), "--events", "-", "--format", output])
+    lines = capsys.readouterr().out.splitlines()
+    events = [json.loads(line) for line in lines]  # every line is an event
+    last = events[-1]
+    assert last["kind"] == "report" and last["data"]["format"] == output
+    if output == "json":
+        assert json.loads(last["data"]["report"])["stats"]["units"] >= 1
+    else:
+        assert "findings:" in last["data"]["report"]

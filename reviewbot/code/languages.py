@@ -18,12 +18,16 @@ _BY_SUFFIX: dict[str, str] = {
     ".css": "css", ".scss": "css", ".md": "markdown", ".rst": "rst", ".txt": "text",
     ".tf": "terraform", ".proto": "protobuf", ".lua": "lua", ".pl": "perl", ".r": "r",
     ".vue": "vue", ".svelte": "svelte", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+    ".csv": "csv", ".tsv": "csv",
 }
 
 _BY_NAME: dict[str, str] = {
     "dockerfile": "dockerfile", "makefile": "make", "gnumakefile": "make",
     "jenkinsfile": "groovy", "vagrantfile": "ruby", "gemfile": "ruby", "rakefile": "ruby",
     ".bashrc": "shell", ".profile": "shell", ".zshrc": "shell",
+    # git's own files: configuration, not prose.
+    ".gitmodules": "ini", ".gitconfig": "ini", ".editorconfig": "ini",
+    ".gitattributes": "gitattributes", ".gitignore": "gitignore", ".dockerignore": "gitignore",
 }
 
 

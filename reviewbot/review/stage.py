@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -189,7 +189,17 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
             skipped.update(dict.fromkeys(group.unit_ids, reason))
         else:
             reviews.append(review)
+    _say_what_went_unreviewed(skipped, len(kept), events)
     return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode)
+
+
+def _say_what_went_unreviewed(skipped: Mapping[str, str], kept: int, events: Events) -> None:
+    """One notice when the model reviewed fewer units than the plan kept, and why."""
+    missed = Counter(reason for reason in skipped.values() if reason != "skipped_by_plan")
+    if missed:
+        why = ", ".join(f"{count} {reason}" for reason, count in missed.most_common())
+        events.notice(f"the model reviewed {kept - sum(missed.values())} of the {kept} units "
+                      f"the plan kept ({why}); the rules' findings stand for the others")
 
 
 def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],

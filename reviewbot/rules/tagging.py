@@ -310,7 +310,9 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
     when the new-side lines around it both are.
     """
     if unit.language in _DOCS_LANGUAGES or "docs" in path_tags(unit.file_path):
-        return True
+        # "text" is also what a name with no known suffix gets: prose only as `.txt`.
+        return unit.language != "text" or unit.file_path.lower().endswith(".txt") or (
+            "docs" in path_tags(unit.file_path))
     if not docstrings or unit.hunk is None:
         return False
     lines = unit.hunk.lines

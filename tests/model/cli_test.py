@@ -98,9 +98,11 @@ def test_server_down_falls_back_with_one_notice(staged: GitFixture,
 
     assert code == 1  # same as offline: the model being down changes nothing
     notices = err.strip().splitlines()
-    assert len(notices) == 1
+    assert len(notices) == 2
     assert notices[0].startswith("reviewbot: model unavailable (model_error:")
     assert notices[0].endswith("the heuristic planner took over")
+    assert notices[1] == ("reviewbot: the model reviewed 0 of the 1 units the plan kept "
+                          "(1 model_error); the rules' findings stand for the others")
     assert KEY not in err
     llm_plan = json.loads((run_dir_of(out) / "step4_llm_plan.json").read_text())
     assert [i["reason"] for i in llm_plan["plan"]] == ["model_error"]
@@ -142,3 +144,18 @@ def test_a_model_without_the_openai_package_runs_offline_and_says_how_to_fix(
     assert code == 1  # the rules' finding, as offline
     assert "the `openai` package is not installed" in err
     assert "pip install 'reviewbot[model]'" in err
+
+
+def test_a_rerun_whose_model_is_unreachable_says_so(staged: GitFixture,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--repo", str(staged.root), "--offline"])
+    run = run_dir_of(capsys.readouterr().out)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setattr("reviewbot.model.session.BACKOFF_S", 0.01)
+    assert main(["rerun", str(run), "--from", "review"]) == 1
+    assert "the model reviewed 0 of the 1 units the plan kept (1 model_error)" in (
+        capsys.readouterr().err)

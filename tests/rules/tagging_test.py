@@ -223,3 +223,14 @@ def test_a_change_deep_inside_a_function_is_about_that_function() -> None:
     plain = _long_function("arrange", "step_29")
     [unit] = review("app/service.py", _long_function("arrange", "step_29 + 1"), plain).units
     assert "security_sensitive" not in unit.tags
+
+
+@pytest.mark.parametrize(("path", "text", "docs"), [
+    ("data/prices.csv", "sku,price\nA1,10\n", False),
+    (".gitmodules", '[submodule "lib"]\n\tpath = lib\n\turl = ../lib.git\n', False),
+    ("tools/run.xyz", "do the thing\n", False),
+    ("NOTES.txt", "Remember the release.\n", True),
+    ("docs/api.html", "<p>words</p>\n", True),
+])
+def test_only_prose_is_only_docs(path: str, text: str, docs: bool) -> None:
+    assert ("only_docs" in only_unit(path, text).tags) is docs
