@@ -418,6 +418,8 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
 
 def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession | None:
     """A session with the configured model; None (offline) when no model is configured."""
+    if not config.model.name:
+        return None  # the hook's usual case: nothing of the model layer is imported
     from reviewbot.model import open_session
 
     return open_session(config, notify=events.notice, redactor=redactor)

@@ -112,9 +112,21 @@ def test_internal_error_is_one_line_and_a_log(repo: GitFixture, monkeypatch: pyt
     assert "RuntimeError: boom" in log.read_text()
 
 
-def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> None:
-    """The hook must not pay for importing openai (~0.8 s), PyGithub or pydantic (~0.12 s
-    with the models it used to define), a repository config file included."""
+def hook_entry() -> list[str]:
+    """The arguments of the commit hook as shipped (.pre-commit-hooks.yaml)."""
+    import yaml
+
+    hooks = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    entry = next(hook["entry"] for hook in hooks if hook["id"] == "reviewbot")
+    assert entry.split()[0] == "reviewbot"
+    return list(entry.split()[1:])
+
+
+@pytest.mark.parametrize("offline", [False, True])
+def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: bool) -> None:
+    """The hook as shipped (no --offline), with no model configured, must not pay for
+    importing openai (~0.8 s), PyGithub or pydantic (~0.12 s), a repository config file
+    included."""
     # All are installed, so only reviewbot's own discipline keeps them out.
     assert importlib.util.find_spec("openai") and importlib.util.find_spec("github")
     assert importlib.util.find_spec("pydantic")
@@ -122,17 +134,25 @@ def test_offline_run_never_imports_model_or_github_sdks(repo: GitFixture) -> Non
                'path = "*.py"\ninstructions = "check shell calls"\n')
     repo.write("app.py", "import os\nos.system('ls')\n")
     repo.stage()
+    argv = ["reviewbot", *hook_entry(), "--repo", str(repo.root), "--format", "json",
+            *(["--offline"] if offline else [])]
     probe = (
-        "import sys\n"
-        "from reviewbot.cli import main\n"
-        f"code = main(['--repo', {str(repo.root)!r}, '--offline', '--format', 'json'])\n"
-        "heavy = sorted(m for m in sys.modules\n"
-        "                if m.split('.')[0] in ('openai', 'github', 'httpx2', 'pydantic'))\n"
-        "print('HEAVY', heavy, code, file=sys.stderr)\n"
+        "import atexit, sys\n"
+        "def heavy():\n"
+        "    found = sorted(m for m in sys.modules\n"
+        "                   if m.split('.')[0] in ('openai', 'github', 'httpx2', 'pydantic'))\n"
+        "    print('HEAVY', found, file=sys.stderr)\n"
+        "atexit.register(heavy)\n"
+        f"sys.argv = {argv!r}\n"
+        "from reviewbot.entry import main\n"
+        "main()\n"
     )
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("REVIEWBOT_", "OPENAI_"))}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True)
-    assert "HEAVY [] 0" in result.stderr
+                            check=False, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "HEAVY []" in result.stderr
 
 
 def test_version_answers_before_the_review_imports() -> None:
