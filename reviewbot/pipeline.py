@@ -72,6 +72,8 @@ class RunContext:
     now: datetime
     started: float
     cache: ResultCache | None = None
+    # Build the context bundle offline too (for a later rerun with a model).
+    keep_context: bool = False
     _sources: dict[str, RepoSource] = field(default_factory=dict, compare=False, repr=False)
 
     def source(self, diff: DiffResult) -> RepoSource:
@@ -184,9 +186,18 @@ def _fuse(ctx: RunContext, state: RunState) -> RunState:
     return replace(state, fused=fused)
 
 
+NOT_BUILT = ("offline: no model reads it (--keep-context builds it, or `reviewbot rerun "
+             "RUN_DIR --from context`)")
+
+
 def _context(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     rules = cast(RulesResult, state.need("rules"))
+    if ctx.session is None and not ctx.keep_context:
+        # A third of an offline hook's time at scale went into bundles nothing read.
+        bundle = ContextBundle(not_built=NOT_BUILT)
+        ctx.run_dir.write("context_bundle", bundle)
+        return replace(state, bundle=bundle)
     bundle = build_bundle(cast(FusedPlan, state.need("fused")), rules.units, rules.findings,
                           ctx.source(diff), ctx.config, ctx.redactor)
     ctx.run_dir.write("context_bundle", bundle)
@@ -198,7 +209,8 @@ def _review(ctx: RunContext, state: RunState) -> RunState:
     rules = cast(RulesResult, state.need("rules"))
     bundle = cast(ContextBundle, state.need("bundle"))
     if ctx.session is None:  # offline: say why no unit had a model review, load no agent
-        kept = {item.unit_id for item in bundle.items}
+        fused = cast(FusedPlan, state.need("fused"))
+        kept = {item.unit_id for item in fused.plan if not item.skip_review}
         review = ReviewResult(skipped={u.unit_id: "offline" if u.unit_id in kept
                                        else "skipped_by_plan" for u in rules.units})
         ctx.run_dir.write("review", review)
@@ -280,10 +292,10 @@ class ReviewOutcome:
 
 def run_review(repo: GitRepo, request: ChangeRequest, config: Config, output_dir: Path,
                events: Events | None = None, session: ModelSession | None = None,
-               redactor: Redactor | None = None,
-               cache: ResultCache | None = None) -> ReviewOutcome:
+               redactor: Redactor | None = None, cache: ResultCache | None = None,
+               keep_context: bool = False) -> ReviewOutcome:
     ctx = replace(_context_for(repo, request, config, output_dir, events, session, redactor),
-                  cache=cache)
+                  cache=cache, keep_context=keep_context)
     try:
         return _finish(ctx, run_stages(ctx, RunState()))
     finally:
@@ -298,9 +310,16 @@ def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_d
         raise UsageError(f"--from must be one of {', '.join(RERUNNABLE)}, not {from_stage!r} "
                          "(the earlier stages read git: run a new review for them).")
     state = load_state(source, from_stage)
+    unbuilt = state.bundle is not None and state.bundle.not_built is not None
+    if unbuilt:  # an offline run kept no bundle: build it from the repository first
+        from_stage = "context"
+        state = load_state(source, from_stage)
     diff = cast(DiffResult, state.need("diff"))
     ctx = replace(_context_for(repo, diff.request, config, output_dir, events, session,
-                               redactor), cache=cache)
+                               redactor), cache=cache, keep_context=True)
+    if unbuilt:
+        ctx.events.notice(f"{source.name} kept no context bundle (an offline run): it is "
+                          "built again from the repository first")
     try:
         for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
             for name in stage.artifacts:

@@ -502,6 +502,8 @@ class ContextBundle(Frozen, frozen=True, kw_only=True):
 
     items: tuple[BundleItem, ...] = ()
     stats: BundleStats = field(default_factory=BundleStats)
+    # Why no bundle was built (an offline run: nothing reads it); None when it was.
+    not_built: str | None = None
 
 
 # --- review and verification (steps 7 and 8) ------------------------------------------------

@@ -121,3 +121,27 @@ def test_a_json_text_that_needs_nothing_holds_nothing(text: str) -> None:
     serialized = json.dumps({"lines": ["x = 1", text]}, ensure_ascii=False)
     assert redactor.could_change_json(serialized)
     assert not redactor.could_change_json(json.dumps({"lines": ["x = 1", "def f(a):"]}))
+
+
+ASSIGNMENTS = [
+    'password = "hunter2hunter2"', "DB_PASSWORD=hunter2hunter2",
+    "export API_TOKEN=abcd1234efgh", '"client_secret": "s3cr3t-v4lue"',
+    "postgres://admin:Sup3rS3cret@db:5432/app", "{apiKey:'k3y-value-0042'}",
+    "x;secret_token=abcd1234efgh", "token = settings.token", "passwords = []",
+]
+
+
+@pytest.mark.parametrize("literal", [True, False])
+@pytest.mark.parametrize("text", ASSIGNMENTS)
+def test_long_text_finds_the_same_credentials_as_short_text(text: str, literal: bool) -> None:
+    """On long text (a minified line) the assignment patterns run only where a credential's
+    word or `://` is: the same values come out, and no long run of name characters is
+    scanned from every position."""
+    from reviewbot.redaction import LONG_TEXT, find_secrets
+
+    filler = " var " + "a_b." * (LONG_TEXT // 4) + "=1;"
+    long = f"{filler}{text}\n{filler}"
+    assert len(long) > LONG_TEXT
+    short = {text[f.start:f.end] for f in find_secrets(text, literal)}
+    found = {long[f.start:f.end] for f in find_secrets(long, literal)}
+    assert found == short

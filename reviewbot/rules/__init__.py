@@ -99,9 +99,10 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache).
     weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
-    processes = config.limits.processes if sum(weights) >= PARALLEL_MIN_CHARS else 1
+    processes = (config.limits.processes
+                 if sum(weights) >= PARALLEL_MIN_CHARS and len(changes) > 1 else 1)
     if processes > 1:
-        secrets.load_detectors()
+        secrets.load_detectors()  # once, before the fork: the workers share them
     checked = map_in_processes(partial(_check_change, config=config), changes, weights,
                                processes)
     findings = [finding for outcome in checked for finding in outcome.findings]

@@ -85,7 +85,7 @@ def _change_pay_signature(shop: GitFixture) -> None:
 def test_acceptance_pay_signature_change(shop: GitFixture,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     _change_pay_signature(shop)
-    assert main(["--repo", str(shop.root), "--offline"]) == 0
+    assert main(["--repo", str(shop.root), "--offline", "--keep-context"]) == 0
     out = capsys.readouterr().out
     run = Path(out.rsplit("artifacts in ", 1)[1].strip())
     [item] = json.loads((run / "step6_context_bundle.json").read_text())["items"]
@@ -341,3 +341,21 @@ def test_the_functions_around_a_large_new_file_are_found_in_linear_time(
     found = _enclosing_spans(SyntaxIndex(text, "python"), list(range(1, lines + 1)))
     assert [s.name for s in found[:2]] == ["f0", "f1"] and len(found) == 3000
     assert compared < 3 * lines
+
+
+def test_an_offline_run_builds_no_bundle_unless_asked(
+        shop: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing reads a bundle offline (a third of a large hook's time went there); a rerun
+    with a model builds it from the repository."""
+    _change_pay_signature(shop)
+    assert main(["--repo", str(shop.root), "--offline"]) == 0
+    run = Path(capsys.readouterr().out.rsplit("artifacts in ", 1)[1].strip())
+    bundle = json.loads((run / "step6_context_bundle.json").read_text())
+    assert bundle["items"] == [] and bundle["not_built"].startswith("offline")
+    review = json.loads((run / "step7_review.json").read_text())
+    assert set(review["skipped"].values()) == {"offline"}
+    assert main(["rerun", str(run), "--from", "review", "--offline"]) == 0
+    out, err = capsys.readouterr()
+    assert "kept no context bundle (an offline run): it is built again" in err
+    rebuilt = Path(out.rsplit("artifacts in ", 1)[1].strip())
+    assert json.loads((rebuilt / "step6_context_bundle.json").read_text())["items"]
