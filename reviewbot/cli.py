@@ -18,22 +18,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+# Only what every command needs: an empty change is answered before the run's records,
+# the config's parser or the redaction patterns are loaded (the rest is imported where used).
 from reviewbot import __version__
-from reviewbot.config import SEVERITIES, Config, Origin, load_config
 from reviewbot.errors import ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
-from reviewbot.paths import cache_folder, crash_log_folders, runs_folder
-from reviewbot.redaction import Redactor
+from reviewbot.levels import SEVERITIES, Severity
 from reviewbot.report import FORMATS
-from reviewbot.schema import ChangeRequest, Mode, Severity
 from reviewbot.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.cache import ResultCache
+    from reviewbot.config import Config
     from reviewbot.events import Events
     from reviewbot.model import ModelSession
     from reviewbot.pipeline import ReviewOutcome
+    from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
+    from reviewbot.schema import ChangeRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS = ("review", "explain", "rerun", "rules", "cache")
@@ -64,11 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     _review_arguments(commands.add_parser(
         "review", prog="reviewbot [review]", help="review a change (the default command)",
         description="Review a git change: staged (default), working tree, or a pull request."))
-    from reviewbot.explain import explain_arguments
-
-    explain_arguments(commands.add_parser(
+    commands.add_parser(
         "explain", prog="reviewbot explain", help="show what a finished run reviewed and why",
-        description="Show what a finished run reviewed, how it rated each unit, and why."))
+        description="Show what a finished run reviewed, how it rated each unit, and why.",
+    ).add_argument("run_dir", nargs="?", type=Path,
+                   help="a run folder (default: the newest finished run in the repository's "
+                        "output folder, .reviewbot/runs unless configured)")
     rerun = commands.add_parser(
         "rerun", prog="reviewbot rerun", help="run a finished run's stages again from a stage on",
         description="Load a finished run's artifacts up to a stage and run the rest again "
@@ -185,10 +188,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _review(args: argparse.Namespace) -> int:
     check_flags(args)
     repo = open_repo(args.repo)
+    if _nothing_staged(args, repo):
+        # The commonest review of all, answered before the pipeline is even imported (a
+        # config file there is still checked, so a broken one is said at once).
+        if _config_files(repo, args):
+            from reviewbot.config import load_config
+
+            load_config(repo.root, repo_config=args.config)
+        if not args.quiet:
+            print("reviewbot: nothing to review (the change is empty).")
+        return EXIT_CLEAN
+    from reviewbot.redaction import Redactor
+
     redactor = Redactor()
     events = _events(args, redactor)
     with _errors_as_events(events):
         return _review_in(args, repo, redactor, events)
+
+
+def _nothing_staged(args: argparse.Namespace, repo: GitRepo) -> bool:
+    """A plain staged review (text, no events) of an index that matches HEAD. Outside
+    pre-commit only: with nothing staged, pre-commit's `--all-files` means the tracked files."""
+    return (args.mode in (None, "staged") and not args.pre_push and args.format == "text"
+            and not args.events and os.environ.get("PRE_COMMIT") != "1"
+            and not repo.has_staged_changes())
+
+
+def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
+    """Whether any config file would be read (without parsing one)."""
+    from reviewbot.paths import REPO_FILE, user_config_path
+
+    pyproject = repo.root / "pyproject.toml"
+    return bool(args.config or (repo.root / REPO_FILE).is_file()
+                or user_config_path(os.environ).is_file()
+                or (pyproject.is_file() and b"reviewbot" in pyproject.read_bytes()))
 
 
 @contextmanager
@@ -207,6 +240,7 @@ def _errors_as_events(events: Events) -> Iterator[None]:
 def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
     # Imported here so `reviewbot --help` stays instant.
+    from reviewbot.paths import runs_folder
     from reviewbot.pipeline import run_review
 
     if args.mode == "github":
@@ -224,6 +258,7 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     from reviewbot.github.action import default_sarif, deliver, prepare
+    from reviewbot.paths import runs_folder
     from reviewbot.pipeline import run_review
 
     def redact(text: str) -> str:
@@ -251,7 +286,9 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _rerun(args: argparse.Namespace) -> int:
     from reviewbot.artifacts import load_artifact
+    from reviewbot.paths import runs_folder
     from reviewbot.pipeline import rerun
+    from reviewbot.redaction import Redactor
     from reviewbot.schema import DiffResult
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
@@ -271,6 +308,7 @@ def _rerun(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
            events: Events) -> ResultCache | None:
     from reviewbot.cache import ResultCache
+    from reviewbot.paths import cache_folder
 
     if session is None or args.no_cache:
         return None
@@ -286,6 +324,7 @@ def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None
 
 def _cache_command(args: argparse.Namespace) -> int:
     from reviewbot.cache import ResultCache
+    from reviewbot.paths import cache_folder
 
     cache = ResultCache(cache_folder(open_repo(args.repo).root))
     if args.clear:
@@ -384,6 +423,7 @@ def check_flags(args: argparse.Namespace) -> None:
 
 def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeRequest:
     from reviewbot.hooks import all_files_request, pre_push_request
+    from reviewbot.schema import ChangeRequest, Mode
 
     hook = None
     if args.pre_push:
@@ -404,6 +444,7 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
                  events: Events, base_rev: str | None = None) -> Config:
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
+    from reviewbot.config import load_config
     from reviewbot.rules import RULES
 
     reader = None
@@ -456,6 +497,9 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Config:
+    from reviewbot.config import Origin
+    from reviewbot.paths import runs_folder
+
     model = config.model
     if args.model:
         model = replace(model, name=args.model, name_origin=Origin("--model"))
@@ -472,6 +516,8 @@ def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
     from reviewbot.artifacts import write_private
+    from reviewbot.paths import crash_log_folders
+    from reviewbot.redaction import Redactor
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

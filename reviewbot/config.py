@@ -21,16 +21,14 @@ import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal, cast, get_args, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 import msgspec
 from msgspec import Meta
 
 from reviewbot.errors import ConfigError
-from reviewbot.schema import Severity
-
-SEVERITIES: tuple[str, ...] = get_args(Severity)
-REPO_FILE = ".reviewbot.toml"
+from reviewbot.levels import SEVERITIES, Severity
+from reviewbot.paths import REPO_FILE, user_config_path
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -174,13 +172,6 @@ class Config:
 
 
 ReadRepoFile = Callable[[str], bytes | None]
-
-
-def user_config_path(env: Mapping[str, str]) -> Path:
-    if env.get("REVIEWBOT_CONFIG"):
-        return Path(env["REVIEWBOT_CONFIG"]).expanduser()
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")) / ".config")
-    return Path(base).expanduser() / "reviewbot" / "config.toml"
 
 
 def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
@@ -403,7 +394,7 @@ def _rule_setting(value: str | bool, where: str) -> RuleSetting:
     if value not in SEVERITIES:
         raise ConfigError(f"{where} must be \"off\", \"error\", \"warning\", \"info\", true "
                           f"or false, not {value!r}.")
-    return RuleSetting(severity=cast(Severity, value))
+    return RuleSetting(severity=value)
 
 
 def _output_dir(value: str, source: str, repo_root: Path, trusted: bool) -> Path:

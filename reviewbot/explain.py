@@ -15,12 +15,6 @@ from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 REPORT = "step9_report.json"
 
 
-def explain_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", nargs="?", type=Path,
-                        help="a run folder (default: the newest finished run in the "
-                             "repository's output folder, .reviewbot/runs unless configured)")
-
-
 def explain(args: argparse.Namespace) -> int:
     if args.run_dir is not None and not args.run_dir.is_dir():
         raise ArtifactError(f"{args.run_dir} is not a folder; pass a run folder (they are in "

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 DEFAULT_RUNS = Path(".reviewbot/runs")
 DEFAULT_CACHE = Path(".reviewbot/cache")
+# The repository's config file (else `[tool.reviewbot]` in pyproject.toml).
+REPO_FILE = ".reviewbot.toml"
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """`$REVIEWBOT_CONFIG`, else `~/.config/reviewbot/config.toml` (XDG_CONFIG_HOME)."""
+    if env.get("REVIEWBOT_CONFIG"):
+        return Path(env["REVIEWBOT_CONFIG"]).expanduser()
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")) / ".config")
+    return Path(base).expanduser() / "reviewbot" / "config.toml"
 
 
 def runs_folder(repo_root: Path, configured: Path | None, flag: Path | None = None) -> Path:
@@ -34,4 +44,6 @@ def private_folders(repo_root: Path, *folders: Path) -> tuple[str, ...]:
 
 def crash_log_folders(runs: Path | None, repo_root: Path) -> list[Path]:
     """Where a traceback may go, best first: the runs folder, else the temp folder."""
+    import tempfile
+
     return [runs or repo_root / DEFAULT_RUNS, Path(tempfile.gettempdir())]

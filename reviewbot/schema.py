@@ -20,11 +20,14 @@ from typing import Annotated, Any, Literal, Self
 import msgspec
 from msgspec import Meta, field
 
+# Re-exported: every stage imports its types from here.
+from reviewbot.levels import SEVERITY_RANK as SEVERITY_RANK
+from reviewbot.levels import Severity as Severity
+
 Mode = Literal["staged", "working", "pr"]
 PatchType = Literal["add", "modify", "delete", "rename", "binary", "mode"]
 ContextLevel = Literal["diff_only", "function", "file_context", "full_file"]
 Priority = Literal["high", "medium", "low"]
-Severity = Literal["error", "warning", "info"]
 Category = Literal["security", "secrets", "bug", "performance", "maintainability", "style"]
 FindingSource = Literal["rule", "model"]
 Tag = Literal[
@@ -37,7 +40,6 @@ LineKind = Literal["add", "del", "ctx"]
 
 # Ordered from narrowest to widest; fusion and budgeting compare levels by index.
 CONTEXT_LEVELS: tuple[ContextLevel, ...] = ("diff_only", "function", "file_context", "full_file")
-SEVERITY_RANK: dict[Severity, int] = {"info": 0, "warning": 1, "error": 2}
 
 
 class Frozen(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

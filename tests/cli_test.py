@@ -317,3 +317,21 @@ def test_each_commands_usage_line_reads_as_typed(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert capsys.readouterr().out.startswith(usage)
+
+
+def test_an_empty_change_is_answered_before_the_pipeline_is_imported(repo: GitFixture) -> None:
+    """The commonest review: nothing staged. It needs no records, config parser or rules."""
+    repo.write("app.py", "x = 1\n")
+    repo.commit()
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m in "
+             "('msgspec', 'reviewbot.pipeline', 'reviewbot.rules', 'detect_secrets'))))\n"
+             f"sys.argv = ['reviewbot', *{hook_entry()!r}, '--repo', {str(repo.root)!r}]\n"
+             "from reviewbot.entry import main\n"
+             "main()\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REVIEWBOT_", "OPENAI_"))}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=False, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["reviewbot: nothing to review (the change is empty).",
+                                          "LOADED []"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from reviewbot.schema import Finding, RuleMeta, RunReport
+if TYPE_CHECKING:  # the command line imports this package for FORMATS: no records needed
+    from reviewbot.schema import Finding, RuleMeta, RunReport
 
 # Quoted code stays short whatever the file (a minified line can be megabytes).
 MAX_QUOTED_LINES = 10
