@@ -18,6 +18,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 MASK = "[REDACTED]"
 
@@ -138,6 +139,13 @@ _ANY_WORD = re.compile("|".join(re.escape(word) for word in _WORDS))
 
 
 def could_hold_secret(text: str) -> bool:
+    if len(text) >= LONG_TEXT:
+        return _could_hold_long(text)
+    return has_token_prefix(text) or _ANY_WORD.search(text.lower()) is not None
+
+
+@lru_cache(maxsize=8)
+def _could_hold_long(text: str) -> bool:
     return has_token_prefix(text) or _ANY_WORD.search(text.lower()) is not None
 
 
@@ -146,6 +154,13 @@ def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
     of their prefixes occurs: fourteen scans of a 5 MB minified line took a second."""
     if len(text) < LONG_TEXT:
         return [(m, token) for token in TOKEN_FORMATS for m in token.pattern.finditer(text)]
+    return list(_long_token_matches(text))
+
+
+@lru_cache(maxsize=8)
+def _long_token_matches(text: str) -> tuple[tuple[re.Match[str], TokenFormat], ...]:
+    """Remembered: the rules, the artifacts and the report each look at the same long line
+    (a minified bundle), and its scan is the cost of a whole small change."""
     found: list[tuple[re.Match[str], TokenFormat]] = []
     end = -1
     for at in sorted(set(_prefix_starts(text))):
@@ -156,7 +171,7 @@ def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
                 found.append((match, token))
                 end = match.end()
                 break
-    return found
+    return tuple(found)
 
 
 def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
