@@ -83,6 +83,13 @@ class LimitsSection(_Section, frozen=True, kw_only=True):
     context_unit_tokens: Annotated[int, Meta(ge=100, le=200_000)] | None = None
     context_run_tokens: Annotated[int, Meta(ge=100, le=2_000_000)] | None = None
     processes: Annotated[int, Meta(ge=1, le=64)] | None = None
+    # One unit's conversation: turns, tool calls, tokens, seconds.
+    unit_turns: Annotated[int, Meta(ge=1, le=100)] | None = None
+    unit_tool_calls: Annotated[int, Meta(ge=1, le=500)] | None = None
+    unit_tokens: Annotated[int, Meta(ge=100)] | None = None
+    unit_seconds: Annotated[float, Meta(gt=0, le=3600)] | None = None
+    # The longest reply a request may ask for (max_tokens).
+    reply_tokens: Annotated[int, Meta(ge=16, le=100_000)] | None = None
 
 
 class FileConfig(_Section, frozen=True, kw_only=True):
@@ -138,6 +145,11 @@ class Limits:
     context_run_tokens: int = 60000
     # Processes the rules may use on a large change (at most one per CPU; 1: no fork).
     processes: int = 2
+    unit_turns: int = 8
+    unit_tool_calls: int = 24
+    unit_tokens: int = 40_000
+    unit_seconds: float = 90.0
+    reply_tokens: int = 2048
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,12 @@ def cache_folder(repo_root: Path) -> Path:
     return repo_root / DEFAULT_CACHE
 
 
+def user_cache_folder(env: Mapping[str, str]) -> Path:
+    """reviewbot's cache outside any repository (`$XDG_CACHE_HOME/reviewbot`)."""
+    base = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")) / ".cache")
+    return Path(base).expanduser() / "reviewbot"
+
+
 def private_folders(repo_root: Path, *folders: Path) -> tuple[str, ...]:
     """reviewbot's own folders as repository paths (`.reviewbot`, and a configured output
     folder inside the repository): what a model's tools never read."""

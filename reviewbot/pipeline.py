@@ -33,6 +33,7 @@ from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
+    BOUND_STOPS,
     SEVERITY_RANK,
     ChangeRequest,
     ContextBundle,
@@ -458,6 +459,8 @@ def model_stats(state: RunState, session: ModelSession | None, config: Config) -
         mode=review.mode if review else "offline",
         reviewed_units=sum(len(r.unit_ids) for r in reviews),
         cached_units=sum(len(r.unit_ids) for r in reviews if r.cached),
+        partial_units=dict(Counter(r.stop_reason for r in reviews for _ in r.unit_ids
+                                   if r.stop_reason in BOUND_STOPS)),
         skipped_units=dict(Counter((review.skipped if review else {}).values())),
         clipped_units=sum(1 for item in (bundle.items if bundle else ()) if not item.complete))
     if session is None:

@@ -319,6 +319,8 @@ class ModelStats(Frozen, frozen=True, kw_only=True):
     reviewed_units: int = 0
     # Of those, the units whose review came from the result cache.
     cached_units: int = 0
+    # Of those, the units whose conversation a bound ended (reviewed in part), by bound.
+    partial_units: dict[str, int] = field(default_factory=dict)
     # Unit count per reason it was not reviewed by the model ("offline", "call_cap", ...).
     skipped_units: dict[str, int] = field(default_factory=dict)
     clipped_units: int = 0
@@ -540,6 +542,10 @@ class Rejection(Frozen, frozen=True, kw_only=True):
 ReviewMode = Literal["tools", "structured"]
 
 
+# Why a conversation ended before it finished: a bound, and its units were reviewed in part.
+BOUND_STOPS = frozenset({"turn_limit", "tool_call_limit", "token_limit", "deadline"})
+
+
 class UnitReview(Frozen, frozen=True, kw_only=True):
     """Step 7 for one unit (or a few related units of one file): one conversation."""
 
@@ -555,11 +561,13 @@ class UnitReview(Frozen, frozen=True, kw_only=True):
     rejected: tuple[Rejection, ...] = ()
     verification_rounds: int = 0
     # finished | turn_limit | tool_call_limit | token_limit | deadline | no_tool_calls |
-    # model_unavailable: <reason>
+    # repeated_answer | model_unavailable: <reason>
     stop_reason: str = "finished"
     summary: str = ""
     # Taken from the result cache: no model call was made for it in this run.
     cached: bool = False
+    # Tool calls the model wrote as text, recovered and run like the others.
+    text_tool_calls: int = 0
 
 
 class ReviewResult(Frozen, frozen=True, kw_only=True):

@@ -23,6 +23,10 @@ class ChatRequest:
     tools: tuple[ToolSpec, ...] = ()
     # The wire value of `response_format`, or None to send none.
     response_format: Mapping[str, Any] | None = None
+    # The longest reply asked for, and the parameter that says it (`max_tokens`; newer
+    # OpenAI models want `max_completion_tokens`); None sends neither.
+    reply_tokens: int | None = None
+    token_param: str | None = "max_tokens"  # noqa: S105 (a parameter name)
 
 
 class ModelCallFailed(Exception):

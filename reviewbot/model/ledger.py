@@ -52,6 +52,11 @@ class Ledger:
         with self._lock:
             return self._tokens
 
+    def tokens_for(self, unit_id: str) -> int:
+        """The tokens of every request made for one unit (its conversation)."""
+        with self._lock:
+            return sum(c.tokens_in + c.tokens_out for c in self.calls if c.unit_id == unit_id)
+
     def check(self) -> None:
         """BudgetExhausted when no request may be made any more (nothing is claimed): callers
         learn it before they build and redact a request."""

@@ -41,6 +41,8 @@ BACKOFF_S = 0.5
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*$", re.DOTALL)
 # response_format, from the most to the least a server must support.
 _FORMATS = ("json_schema", "json_object", "none")
+# How a request bounds its reply: the widely supported parameter, OpenAI's newer one, none.
+_TOKEN_PARAMS: tuple[str | None, ...] = ("max_tokens", "max_completion_tokens", None)
 
 
 class ModelUnavailable(Exception):
@@ -62,6 +64,7 @@ class ModelSession:
     redactor: Redactor = field(default_factory=Redactor)
     sleep: Callable[[float], None] = time.sleep
     _formats: list[str] = field(default_factory=lambda: list(_FORMATS))
+    _token_params: list[str | None] = field(default_factory=lambda: list(_TOKEN_PARAMS))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Per worker thread: the ledger index of the last answered request.
     _last: threading.local = field(default_factory=threading.local, repr=False)
@@ -69,8 +72,9 @@ class ModelSession:
     def chat(self, purpose: str, messages: Sequence[ChatMessage], *,
              tools: Sequence[ToolSpec] = (), schema: type[BaseModel] | None = None,
              model: str | None = None, attempt: int = 1,
-             unit_id: str | None = None) -> ChatReply:
-        """One answer from the model (HTTP retries and format step-downs included)."""
+             unit_id: str | None = None, reply_tokens: int | None = None) -> ChatReply:
+        """One answer from the model (HTTP retries and format step-downs included), at most
+        `reply_tokens` long (the settings' `reply_tokens` by default)."""
         model = model or self.settings.model
         try:
             self.ledger.check()  # before the messages are redacted: a spent run costs nothing
@@ -78,14 +82,18 @@ class ModelSession:
             raise ModelUnavailable(exc.reason, str(exc)) from None
         outgoing = tuple(self._redacted(m) for m in messages)
         while True:
-            kind = self._format()
+            kind, token_param = self._format(), self._token_param()
             request = ChatRequest(model=model, messages=outgoing, tools=tuple(tools),
-                                  response_format=_response_format(schema, kind))
+                                  response_format=_response_format(schema, kind),
+                                  reply_tokens=reply_tokens or self.settings.reply_tokens,
+                                  token_param=token_param)
             try:
                 return self._with_retries(purpose, request, attempt, unit_id)
             except ModelUnavailable as exc:
-                if not (schema and exc.status == 400 and "response_format" in str(exc)
-                        and self._step_down(kind)):
+                refused = str(exc) if exc.status == 400 else ""
+                if token_param and token_param in refused:
+                    self._step_down_tokens(token_param)
+                elif not (schema and "response_format" in refused and self._step_down(kind)):
                     raise
 
     def fingerprint(self, version: str, messages: Sequence[ChatMessage], *extra: str) -> str:
@@ -102,12 +110,20 @@ class ModelSession:
         last = "no model answered"
         for model in (self.settings.model, *self.settings.fallback_models):
             conversation = list(messages)
+            room: int | None = None
             for attempt in (1, 2):
                 reply = self.chat(purpose, conversation, schema=schema, model=model,
-                                  attempt=attempt, unit_id=unit_id)
+                                  attempt=attempt, unit_id=unit_id, reply_tokens=room)
                 try:
                     return schema.model_validate_json(_unfence(reply.content))
                 except ValidationError as exc:
+                    if reply.finish_reason == "length":
+                        # Cut, not wrong: the same request once more, with twice the room.
+                        room = 2 * (room or self.settings.reply_tokens)
+                        last = f"{model}'s reply was cut at its length limit"
+                        self._mark_invalid("the reply was cut at its length limit "
+                                           "(finish_reason: length)", outcome="cut")
+                        continue
                     last = f"{model} replied with invalid output ({exc.error_count()} errors)"
                     self._mark_invalid(_summary(exc))
                     conversation += [ChatMessage(role="assistant",
@@ -147,6 +163,16 @@ class ModelSession:
         with self._lock:
             return self._formats[0]
 
+    def _token_param(self) -> str | None:
+        with self._lock:
+            return self._token_params[0]
+
+    def _step_down_tokens(self, refused: str) -> None:
+        """The server refused this way of bounding a reply: the next one, then none."""
+        with self._lock:
+            if self._token_params[0] == refused:
+                self._token_params.pop(0)
+
     def _step_down(self, kind: str) -> bool:
         """Remember that this server refused `kind`; False when nothing is left to try."""
         with self._lock:
@@ -182,10 +208,9 @@ class ModelSession:
             cached_tokens=usage.cached_tokens if usage else 0, unit_id=unit_id,
             error=self.redactor.text(error) if error else None))
 
-    def _mark_invalid(self, summary: str) -> None:
+    def _mark_invalid(self, summary: str, outcome: str = "invalid_output") -> None:
         """The request was recorded as ok; it is its answer that failed validation."""
-        self.ledger.amend(self._last.index, outcome="invalid_output",
-                          error=self.redactor.text(summary))
+        self.ledger.amend(self._last.index, outcome=outcome, error=self.redactor.text(summary))
 
 
 def _response_format(schema: type[BaseModel] | None, kind: str) -> dict[str, Any] | None:

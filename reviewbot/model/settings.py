@@ -28,6 +28,8 @@ class ModelSettings:
     deadline_s: float = 60.0
     max_calls: int = 30
     max_tokens: int | None = None
+    # The longest reply one request may ask for.
+    reply_tokens: int = 2048
     concurrency: int = 4
     max_reply_bytes: int = MAX_REPLY_BYTES
 
@@ -70,7 +72,7 @@ def model_settings(config: Config, env: Mapping[str, str] | None = None,
         api_key=key if send_key else None, no_key_reason=no_key,
         timeout_s=limits.timeout_s, deadline_s=limits.model_deadline_s,
         max_calls=limits.max_model_calls, max_tokens=limits.max_run_tokens,
-        concurrency=limits.concurrency,
+        reply_tokens=limits.reply_tokens, concurrency=limits.concurrency,
     )
 
 

@@ -69,6 +69,8 @@ class OpenAITransport:
             extra["tools"] = [tool.to_wire() for tool in request.tools]
         if request.response_format is not None:
             extra["response_format"] = dict(request.response_format)
+        if request.reply_tokens is not None and request.token_param is not None:
+            extra[request.token_param] = request.reply_tokens
         remaining = max(deadline - time.monotonic(), 0.01)
         try:
             raw = self._client.with_options(timeout=remaining).chat.completions \

@@ -54,8 +54,11 @@ def model_line(report: RunReport) -> str:
         return ""
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(model.skipped_units.items()))
     cost = f", cost {model.cost:.4f}" if model.cost is not None else ""
-    return (f"model ({model.mode}): {model.reviewed_units} units reviewed"
+    partial = ", ".join(f"{n} {bound}" for bound, n in sorted(model.partial_units.items()))
+    total = model.reviewed_units + sum(model.skipped_units.values())
+    return (f"model ({model.mode}): {model.reviewed_units} of {total} units reviewed"
             + (f" ({model.cached_units} from the cache)" if model.cached_units else "")
+            + (f", in part: {partial}" if partial else "")
             + (f", skipped: {skipped}" if skipped else "")
             + (f", {model.clipped_units} with clipped context" if model.clipped_units else "")
             + f"; {model.calls} calls, {model.tokens_in:,} tokens in, "

@@ -3,10 +3,13 @@
 With tools (`tools` mode) the model reads more code, searches, and records findings through
 `record_finding`; `finish` ends the conversation. The findings are checked at once against
 the change (verify.check) and what fails goes back with the reason, at most MAX_ROUNDS
-times. A server that cannot do tool calls (a 400 naming tools, or replies that never call a
-tool) gets `structured` mode instead: one answer per unit in the same finding schema, checked
-the same way. Every conversation is bounded in turns, tool calls, tokens and time; hitting a
-bound ends it with what was recorded, and the reason is kept.
+times. Tool calls a model writes as text in the common shapes are recovered
+(`model/text_calls.py`) and validated like any other. A server that cannot do tool calls
+(a 400 naming tools) gets `structured` mode instead: one answer per unit in the same finding
+schema, checked the same way; a model that answers without calling a tool gets a structured
+answer for that unit only. Every conversation is bounded in turns, tool calls, tokens and
+time (`[limits] unit_*`); hitting a bound ends it with what was recorded, and the reason is
+kept.
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from reviewbot.diff_index import DiffIndex
 from reviewbot.events import Events
-from reviewbot.model.messages import ChatMessage, ToolCall, system, user
+from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, user
 from reviewbot.model.replies import clipped_list, clipped_text
 from reviewbot.model.session import ModelSession, ModelUnavailable
-from reviewbot.review.prompts import NUDGE, STRUCTURED, SYSTEM
+from reviewbot.model.text_calls import recover
+from reviewbot.review.prompts import CUT, NUDGE, STRUCTURED, SYSTEM
 from reviewbot.review.replies import FindingArgs
-from reviewbot.review.tools import MAX_FINDINGS, TOOLS, Toolbox
+from reviewbot.review.tools import MAX_FINDINGS, TOOL_NAMES, TOOLS, Toolbox
 from reviewbot.review.verify import MAX_ROUNDS, ReadText, Verdict, check, feedback
 from reviewbot.schema import (
     RecordedFinding,
@@ -37,6 +41,9 @@ from reviewbot.schema import (
 
 @dataclass(frozen=True)
 class Bounds:
+    """One conversation's bounds (from `[limits]`: unit_turns, unit_tool_calls, unit_tokens,
+    unit_seconds)."""
+
     max_turns: int = 8
     max_tool_calls: int = 24
     max_tokens: int = 40_000
@@ -54,7 +61,7 @@ class ReviewReply(BaseModel):
 
 
 class ToolsUnsupported(Exception):
-    """The server refused tool definitions, or its model never calls a tool."""
+    """The server refused tool definitions (a 400 that names them)."""
 
 
 @dataclass
@@ -69,25 +76,31 @@ class Conversation:
     bounds: Bounds = field(default_factory=Bounds)
     turns: int = 0
     tool_calls: int = 0
-    tokens: int = 0
+    text_calls: int = 0
     rounds: int = 0
     accepted: list[RecordedFinding] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     _checked: int = 0
     _started: float = field(default_factory=time.monotonic)
+    _tokens_before: int = 0
+
+    def __post_init__(self) -> None:
+        self._tokens_before = self.session.ledger.tokens_for(self.unit_ids[0])
 
     def with_tools(self, prompt: str) -> UnitReview:
         messages = [system(SYSTEM), user(prompt)]
         stop = self._tool_loop(messages)
         self._verify_rest()
-        if stop == "no_tool_calls" and self.tool_calls == 0:
-            raise ToolsUnsupported("the model answered without calling a tool")
         return self._result("tools", stop)
 
     def structured(self, prompt: str) -> UnitReview:
         messages = [system(f"{SYSTEM}\n\n{STRUCTURED}"), user(prompt)]
         stop = "finished"
+        previous: str | None = None
         while True:
+            if (bound := self._bound()) is not None:
+                stop = bound
+                break
             try:
                 answer = self.session.ask("review", messages, ReviewReply, self.unit_ids[0])
             except ModelUnavailable as exc:
@@ -96,9 +109,14 @@ class Conversation:
             self.turns += 1
             self.toolbox.summary = answer.summary
             failed = self._verify([finding.recorded() for finding in answer.findings])
+            said = answer.model_dump_json()
             if not failed or self.rounds >= MAX_ROUNDS:
                 break
-            messages += [ChatMessage(role="assistant", content=answer.model_dump_json()),
+            if said == previous:  # the same answer again: another round cannot change it
+                stop = "repeated_answer"
+                break
+            previous = said
+            messages += [ChatMessage(role="assistant", content=said),
                          user(self._feedback(failed) + " Answer again in the same JSON form, "
                                                        "with the corrected findings only.")]
         return self._result("structured", stop)
@@ -117,15 +135,16 @@ class Conversation:
                     raise ToolsUnsupported(str(exc)) from None
                 return f"model_unavailable: {exc.reason}"
             self.turns += 1
-            self.tokens += reply.usage.prompt_tokens + reply.usage.completion_tokens
-            messages.append(reply.as_message())
-            if not reply.tool_calls:
+            calls = self._calls(reply)
+            messages.append(ChatMessage(role="assistant", content=reply.content or None,
+                                        tool_calls=calls))
+            if not calls:
                 if nudged:
                     return "no_tool_calls"
                 nudged = True
-                messages.append(user(NUDGE))
+                messages.append(user(CUT if reply.finish_reason == "length" else NUDGE))
                 continue
-            if not self._run_calls(reply.tool_calls, messages):
+            if not self._run_calls(calls, messages):
                 return "tool_call_limit"
             if self.toolbox.finished:
                 failed = self._verify(self.toolbox.findings[self._checked:])
@@ -134,6 +153,15 @@ class Conversation:
                     return "finished"
                 self.toolbox.finished = False
                 messages.append(user(self._feedback(failed)))
+
+    def _calls(self, reply: ChatReply) -> tuple[ToolCall, ...]:
+        """The reply's tool calls; or the ones it wrote as text (`<tools>{...}</tools>`, a
+        fenced block), recovered and then validated by each tool like any call."""
+        if reply.tool_calls or not reply.content:
+            return reply.tool_calls
+        calls = recover(reply.content, TOOL_NAMES)
+        self.text_calls += len(calls)
+        return calls
 
     def _run_calls(self, calls: Sequence[ToolCall], messages: list[ChatMessage]) -> bool:
         for call in calls:
@@ -147,7 +175,7 @@ class Conversation:
     def _bound(self) -> str | None:
         if self.turns >= self.bounds.max_turns:
             return "turn_limit"
-        if self.tokens >= self.bounds.max_tokens:
+        if self._spent() >= self.bounds.max_tokens:
             return "token_limit"
         if time.monotonic() - self._started >= self.bounds.max_seconds:
             return "deadline"
@@ -175,9 +203,14 @@ class Conversation:
                          unit_ids=list(self.unit_ids), rejected=len(failed), round=self.rounds)
         return feedback(failed, self.rounds)
 
+    def _spent(self) -> int:
+        """This conversation's tokens, as the ledger recorded every request it made
+        (structured answers and retries included)."""
+        return self.session.ledger.tokens_for(self.unit_ids[0]) - self._tokens_before
+
     def _result(self, mode: ReviewMode, stop: str) -> UnitReview:
         return UnitReview(
             unit_ids=self.unit_ids, file_path=self.file_path, mode=mode, turns=self.turns,
-            tool_calls=self.tool_calls, tokens=self.tokens, recorded=tuple(self.accepted),
+            tool_calls=self.tool_calls, tokens=self._spent(), recorded=tuple(self.accepted),
             rejected=tuple(self.rejected), verification_rounds=self.rounds, stop_reason=stop,
-            summary=self.toolbox.summary)
+            summary=self.toolbox.summary, text_tool_calls=self.text_calls)

@@ -52,6 +52,8 @@ evidence and fix_description. An empty list when there is nothing to report."""
 
 NUDGE = ("Record each problem with record_finding (or none), then call finish. Reply with "
          "tool calls only.")
+CUT = ("Your reply was cut at its length limit. Reply with tool calls only, and keep each "
+       "one short.")
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -18,13 +19,16 @@ from reviewbot.diff_index import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
+from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
+from reviewbot.paths import user_cache_folder
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
 from reviewbot.schema import (
+    BOUND_STOPS,
     SEVERITY_RANK,
     BundleItem,
     ContextBundle,
@@ -92,6 +96,13 @@ class Reviewer:
     def __post_init__(self) -> None:
         self._searches = SearchBudget(left=AGENT_SEARCHES)
         self._lock = threading.Lock()
+        settings = self.session.settings
+        since = without_tools_since(settings.endpoint, settings.model)
+        if since is not None and self.mode == "tools":
+            self.mode = "structured"
+            self.events.notice(f"{settings.model} at {settings.endpoint} refused tool calls "
+                               f"({since}): reviewing with one structured answer per unit "
+                               f"(delete {user_cache_folder(os.environ) / FILE} to try again)")
 
     def review(self, group: Group, findings: Mapping[str | None, Sequence[Finding]],
                ) -> UnitReview:
@@ -122,9 +133,17 @@ class Reviewer:
     def _converse(self, group: Group, prompt: str) -> UnitReview:
         if self.mode == "tools":
             try:
-                return self._conversation(group).with_tools(prompt)
+                review = self._conversation(group).with_tools(prompt)
             except ToolsUnsupported as exc:
                 self._fall_back(str(exc))
+            else:
+                if review.stop_reason != "no_tool_calls" or review.tool_calls:
+                    return review
+                # The model chose not to call a tool: this unit gets a structured answer,
+                # and the run stays in tools mode (the server can do them).
+                answer = self._conversation(group).structured(prompt)
+                return answer.replace(turns=review.turns + answer.turns,
+                                      tokens=review.tokens + answer.tokens)
         return self._conversation(group).structured(prompt)
 
     def _fall_back(self, why: str) -> None:
@@ -132,8 +151,11 @@ class Reviewer:
             if self.mode == "structured":
                 return
             self.mode = "structured"
+        settings = self.session.settings
+        remember_without_tools(settings.endpoint, settings.model)
         self.events.notice(f"the model server does not do tool calls ({why}); reviewing with "
-                           "one structured answer per unit instead")
+                           "one structured answer per unit instead (remembered for this "
+                           "endpoint and model)")
 
     def _conversation(self, group: Group) -> Conversation:
         path = group.units[0].file_path
@@ -155,9 +177,14 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     skipped = {u.unit_id: "skipped_by_plan" for u in units if u.unit_id not in kept}
     if session is None:
         return ReviewResult(skipped={**skipped, **dict.fromkeys(kept, "offline")})
+    limits = config.limits
     reviewer = Reviewer(session=session, source=source, config=config, events=events,
                         index=DiffIndex.from_units(units),
-                        guidance=read_guidance(source, config), cache=cache)
+                        guidance=read_guidance(source, config), cache=cache,
+                        bounds=Bounds(max_turns=limits.unit_turns,
+                                      max_tool_calls=limits.unit_tool_calls,
+                                      max_tokens=limits.unit_tokens,
+                                      max_seconds=limits.unit_seconds))
     ordered = groups(units, bundle)
     # Each conversation is told its own units' rule findings: looked up, never filtered from
     # all of them (10,000 units made that the stage's whole time).
@@ -190,7 +217,17 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
         else:
             reviews.append(review)
     _say_what_went_unreviewed(skipped, len(kept), events)
+    _say_what_a_bound_ended(reviews, events)
     return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode)
+
+
+def _say_what_a_bound_ended(reviews: Sequence[UnitReview], events: Events) -> None:
+    ended = Counter(r.stop_reason for r in reviews if r.stop_reason in BOUND_STOPS)
+    if ended:
+        why = ", ".join(f"{count} {bound}" for bound, count in ended.most_common())
+        events.notice(f"{sum(ended.values())} model conversation(s) ended on a bound ({why}): "
+                      "their units were reviewed in part ([limits] unit_turns, "
+                      "unit_tool_calls, unit_tokens and unit_seconds set the bounds)")
 
 
 def _say_what_went_unreviewed(skipped: Mapping[str, str], kept: int, events: Events) -> None:
@@ -211,9 +248,13 @@ def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],
     found: list[Finding] = []
     moved, lost = [], []
     for conversation in review.reviews:
+        # A finding sent back and recorded the same way again is one finding dropped once
+        # (with its last reason), not once per round.
+        last = {(r.finding.title, r.finding.file_path, r.finding.start_line): r
+                for r in conversation.rejected}
         lost += [Dropped(title=r.finding.title, file_path=r.finding.file_path,
                          reason=f"failed verification (round {r.round}): {r.reason}")
-                 for r in conversation.rejected]
+                 for r in last.values()]
         for recorded in conversation.recorded:
             verdict = check(recorded, index, source.rules_text)
             if not verdict.ok:

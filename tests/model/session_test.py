@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from reviewbot.model import ModelSession, ModelUnavailable
 from reviewbot.model.messages import user
 from reviewbot.model.session import BACKOFF_S
-from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import FakeOpenAI, Scripted, completion
 from tests.model.helpers import KEY, session_for
 
 
@@ -180,3 +180,34 @@ def test_other_400s_are_not_format_problems(fake_openai: FakeOpenAI) -> None:
     with pytest.raises(ModelUnavailable):
         ask(caller_for(fake_openai.base_url))
     assert len(fake_openai.received) == 1
+
+
+def test_every_request_bounds_its_reply(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_json({"verdict": "ok", "score": 3})
+    ask(caller_for(fake_openai.base_url, reply_tokens=512))
+    assert fake_openai.received[0].body["max_tokens"] == 512
+
+
+def test_a_server_that_wants_max_completion_tokens_gets_it(fake_openai: FakeOpenAI) -> None:
+    fake_openai.reply_status(400, message="Unsupported parameter: 'max_tokens' is not supported "
+                                          "with this model. Use 'max_completion_tokens' instead.")
+    fake_openai.reply_json({"verdict": "ok", "score": 3})
+    fake_openai.reply_json({"verdict": "ok", "score": 4})
+    caller = caller_for(fake_openai.base_url)
+    assert ask(caller).score == 3 and ask(caller).score == 4
+    bodies = [r.body for r in fake_openai.received]
+    assert "max_tokens" in bodies[0]
+    assert all("max_tokens" not in b and b["max_completion_tokens"] == 2048 for b in bodies[1:])
+
+
+def test_a_reply_cut_at_its_length_is_asked_again_with_room(fake_openai: FakeOpenAI) -> None:
+    cut = completion('{"verdict": "ok", "sco')
+    cut["choices"][0]["finish_reason"] = "length"
+    fake_openai.script.append(Scripted(body=cut))
+    fake_openai.reply_json({"verdict": "ok", "score": 3})
+    caller = caller_for(fake_openai.base_url, reply_tokens=100)
+    assert ask(caller).score == 3
+    first, second = (r.body for r in fake_openai.received)
+    assert (first["max_tokens"], second["max_tokens"]) == (100, 200)
+    assert second["messages"] == first["messages"]  # no correction: it was cut, not wrong
+    assert [c.outcome for c in caller.ledger.calls] == ["cut", "ok"]

@@ -194,17 +194,81 @@ def test_a_server_that_rejects_tools_gets_structured_mode(
     assert "tools" not in structured and structured["response_format"]["type"] == "json_schema"
 
 
-def test_a_model_that_never_calls_a_tool_gets_structured_mode(
+def test_a_model_that_does_not_call_a_tool_gets_a_structured_answer_for_that_unit(
         change: GitFixture, fake_openai: FakeOpenAI,
         capsys: pytest.CaptureFixture[str]) -> None:
+    """A model's choice is not the server's limit: the run stays in tools mode, and this unit
+    is answered in the finding schema instead."""
     fake_openai.reply_json({"plan": []})
     fake_openai.reply_text("Looks fine to me!")
     fake_openai.reply_text("Really, it is fine.")
-    fake_openai.reply_json({"findings": [], "summary": "nothing"})
-    main(["--repo", str(change.root), "--format", "json"])
+    fake_openai.reply_json({"findings": [finding(fix_description="")], "summary": "one"})
+    code, _, run_dir = run(change)
     out, err = capsys.readouterr()
-    assert "does not do tool calls (the model answered without calling a tool)" in err
-    assert json.loads(out)["stats"]["model"]["mode"] == "structured"
+    assert "does not do tool calls" not in err
+    report = json.loads(out)
+    assert report["stats"]["model"]["mode"] == "tools"
+    [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    assert (review["mode"], review["turns"]) == ("structured", 3)
+    assert review["tokens"] == 3 * 18  # every request it made, the structured one included
+    assert [f["title"] for f in report["findings"] if f["source"] == "model"] == [
+        "Audit log handle never closed"]
+
+
+def test_a_server_that_refused_tools_is_remembered(
+        change: GitFixture, fake_openai: FakeOpenAI,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fake_openai.reply_json({"plan": []})
+    fake_openai.reply_status(400, message="tools are not supported by this model")
+    fake_openai.reply_json({"findings": [], "summary": "none"})
+    main(["--repo", str(change.root), "--quiet", "--no-cache"])
+    capsys.readouterr()
+    fake_openai.received.clear()
+    fake_openai.reply_json({"plan": []})
+    fake_openai.reply_json({"findings": [], "summary": "none"})
+    main(["--repo", str(change.root), "--quiet", "--no-cache"])
+    err = capsys.readouterr().err
+    assert "refused tool calls" in err and "servers.json to try again" in err
+    assert len(fake_openai.received) == 2
+    assert all("tools" not in request.body for request in fake_openai.received)
+
+
+@pytest.mark.parametrize("written", [
+    '<tools>{{"name": "record_finding", "arguments": {finding}}}'
+    '{{"name": "finish", "arguments": {{"summary": "one"}}}}</tools>',
+    'Here you go:\n```json\n[{{"name": "record_finding", "arguments": {finding}}}, '
+    '{{"name": "finish", "arguments": {{"summary": "one"}}}}]\n```',
+    '<tool_call>\n{{"name": "record_finding", "arguments": {finding}}}\n</tool_call>\n'
+    '<tool_call>\n{{"name": "finish", "parameters": {{"summary": "one"}}}}\n</tool_call>',
+    '{{"tool_calls": [{{"function": {{"name": "record_finding", "arguments": {quoted}}}}}, '
+    '{{"name": "finish", "arguments": {{}}}}]}}',
+])
+def test_tool_calls_written_as_text_are_recovered_and_validated(
+        change: GitFixture, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str],
+        written: str) -> None:
+    args = json.dumps(finding(fix_description=""))  # no suggestion call to script
+    fake_openai.reply_json({"plan": []})
+    fake_openai.reply_text(written.format(finding=args, quoted=json.dumps(args)))
+    code, _, run_dir = run(change)
+    report = json.loads(capsys.readouterr().out)
+    [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    assert (review["mode"], review["stop_reason"], review["text_tool_calls"]) == (
+        "tools", "finished", 2)
+    assert [f["title"] for f in report["findings"] if f["source"] == "model"] == [
+        "Audit log handle never closed"]
+
+
+def test_a_tool_call_written_as_text_is_validated_like_any_other(
+        change: GitFixture, fake_openai: FakeOpenAI,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fake_openai.reply_json({"plan": []})
+    fake_openai.reply_text('<tools>{"name": "read_file_hunk", "arguments": '
+                           '{"path": "../../etc/passwd", "start": 1, "end": 3}}'
+                           '{"name": "rm_rf", "arguments": {}}</tools>')
+    fake_openai.finish_every_review()
+    run(change)
+    answers = [m["content"] for m in fake_openai.received[2].messages if m["role"] == "tool"]
+    assert len(answers) == 1 and "error" in json.loads(answers[0])
 
 
 def test_guidance_is_fenced_and_read_at_the_base_in_pr_mode(
@@ -254,3 +318,37 @@ def test_rerun_from_review_with_another_model(change: GitFixture, fake_openai: F
     second = change.root / ".reviewbot" / "runs" / report["run_id"]
     assert (second / "step6_context_bundle.json").read_text() == \
         (first / "step6_context_bundle.json").read_text()
+
+
+def test_the_same_answer_twice_ends_the_rounds_and_is_dropped_once(
+        change: GitFixture, fake_openai: FakeOpenAI,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Asking again at temperature 0 after a byte-for-byte repeat cannot change anything."""
+    wrong = {"findings": [finding(evidence="this line is not in the file",
+                                  fix_description="")], "summary": "one"}
+    fake_openai.reply_json({"plan": []})
+    fake_openai.reply_status(400, message="tools are not supported by this model")
+    fake_openai.reply_json(wrong)
+    fake_openai.reply_json(wrong)
+    fake_openai.reply_json(wrong)
+    code, _, run_dir = run(change)
+    [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    assert (review["stop_reason"], review["turns"]) == ("repeated_answer", 2)
+    dropped = json.loads((run_dir / "step8_verified.json").read_text())["dropped"]
+    assert len(dropped) == 1 and "round 2" in dropped[0]["reason"]
+
+
+def test_a_conversation_keeps_the_users_bounds(
+        change: GitFixture, fake_openai: FakeOpenAI,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    config = Path.home() / ".config" / "reviewbot" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[limits]\nunit_turns = 2\nunit_tool_calls = 50\n")
+    fake_openai.reply_json({"plan": []})
+    fake_openai.default = Scripted(body=completion(None, tool_calls=[{
+        "id": "c", "type": "function", "function": {"name": "list_files",
+                                                   "arguments": '{"dir": "app"}'}}]))
+    code, _, run_dir = run(change)
+    [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    assert (review["stop_reason"], review["turns"]) == ("turn_limit", 2)
+    assert "ended on a bound (1 turn_limit)" in capsys.readouterr().err
