@@ -247,7 +247,7 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         return _review_github(args, repo, redactor, events)
     request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args, events), args, repo)
-    session = None if args.offline else _session(config, events, redactor)
+    session = None if args.offline else _session(config, events, redactor, request.mode)
     with _progress(events, args):
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
@@ -272,7 +272,7 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         args.no_cache = True
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
                          args, repo)
-    session = None if args.offline else _session(config, events, redactor)
+    session = None if args.offline else _session(config, events, redactor, "github")
     with _progress(events, args):
         outcome = run_review(repo, run.request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
@@ -297,7 +297,7 @@ def _rerun(args: argparse.Namespace) -> int:
     events = _events(args, redactor)
     args.config = None
     config = _with_flags(_load_config(repo, diff.request, args, events), args, repo)
-    session = None if args.offline else _session(config, events, redactor)
+    session = None if args.offline else _session(config, events, redactor, diff.request.mode)
     with _errors_as_events(events), _progress(events, args):
         outcome = rerun(args.run_dir, args.from_stage, repo, config,
                         config.output_dir or runs_folder(repo.root, None), events, session,
@@ -460,13 +460,14 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     return config
 
 
-def _session(config: Config, events: Events, redactor: Redactor) -> ModelSession | None:
+def _session(config: Config, events: Events, redactor: Redactor,
+             mode: str) -> ModelSession | None:
     """A session with the configured model; None (offline) when no model is configured."""
     if not config.model.name:
         return None  # the hook's usual case: nothing of the model layer is imported
     from reviewbot.model import open_session
 
-    return open_session(config, notify=events.notice, redactor=redactor)
+    return open_session(config, notify=events.notice, redactor=redactor, mode=mode)
 
 
 def _notice(message: str) -> None:

@@ -138,7 +138,8 @@ class ModelConfig:
 class Limits:
     timeout_s: float = 30.0
     model_deadline_s: float = 60.0
-    max_model_calls: int = 30
+    # HTTP requests a run may make; None: by what is reviewed (`calls_for`).
+    max_model_calls: int | None = None
     max_run_tokens: int | None = None
     concurrency: int = 4
     context_unit_tokens: int = 6000
@@ -150,6 +151,14 @@ class Limits:
     unit_tokens: int = 40_000
     unit_seconds: float = 90.0
     reply_tokens: int = 2048
+
+    def calls_for(self, mode: str) -> int:
+        """The call cap: as set, else 30 for a commit hook (staged, working: a hook that
+        waits on minutes of model calls gets switched off) and 300 for a pull request, where
+        a unit's conversation takes 3 or more calls and every unit should get one."""
+        if self.max_model_calls is not None:
+            return self.max_model_calls
+        return 300 if mode in ("pr", "github") else 30
 
 
 @dataclass(frozen=True)

@@ -465,11 +465,14 @@ def model_stats(state: RunState, session: ModelSession | None, config: Config) -
         clipped_units=sum(1 for item in (bundle.items if bundle else ()) if not item.complete))
     if session is None:
         return stats
-    totals = session.ledger.log().totals
+    log = session.ledger.log()
+    totals = log.totals
     prices = config.model.prices
     return stats.replace(
         calls=totals.requests, tokens_in=totals.tokens_in,
         tokens_out=totals.tokens_out, cached_tokens=totals.cached_tokens,
+        review_seconds=round(sum(c.latency_ms for c in log.calls
+                                 if c.purpose == "review") / 1000, 1),
         cost=prices.cost(totals.tokens_in, totals.tokens_out, totals.cached_tokens)
         if prices else None)
 

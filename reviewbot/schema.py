@@ -328,6 +328,8 @@ class ModelStats(Frozen, frozen=True, kw_only=True):
     tokens_in: int = 0
     tokens_out: int = 0
     cached_tokens: int = 0
+    # The model's time on the review's requests, in seconds (what a unit costs in waiting).
+    review_seconds: float = 0.0
     # Only with prices in the user config (model.prices), in the prices' currency.
     cost: float | None = None
 

@@ -46,7 +46,11 @@ def error(root: Path, home: Path, repo: str = "", user: str = "", **env: str) ->
 def test_defaults_without_files(root: Path, home: Path) -> None:
     config = load(root, home)
     assert (config.fail_level, config.ignore, config.model.name) == ("error", (), None)
-    assert config.limits.max_model_calls == 30 and config.source == "defaults"
+    assert config.limits.max_model_calls is None and config.source == "defaults"
+    # The call cap by what is reviewed: a commit hook waits on few calls, a pull request
+    # gets enough for every unit's conversation.
+    assert (config.limits.calls_for("staged"), config.limits.calls_for("pr"),
+            config.limits.calls_for("github")) == (30, 300, 300)
 
 
 def test_repository_file_sets_policy(root: Path, home: Path) -> None:

@@ -26,9 +26,11 @@ __all__ = ["ModelSession", "ModelSettings", "ModelUnavailable", "model_settings"
 
 
 def open_session(config: Config, notify: Callable[[str], None] = lambda message: None,
-                 redactor: Redactor | None = None) -> ModelSession | None:
-    """A session with the configured model, or None (offline) when none is configured."""
-    settings = model_settings(config, notify=notify)
+                 redactor: Redactor | None = None,
+                 mode: str = "staged") -> ModelSession | None:
+    """A session with the configured model, or None (offline) when none is configured.
+    `mode` (staged, working, pr, github) sets the default call cap."""
+    settings = model_settings(config, notify=notify, mode=mode)
     if settings is None:
         return None
     if importlib.util.find_spec("openai") is None:

@@ -39,7 +39,8 @@ class ModelSettings:
 
 
 def model_settings(config: Config, env: Mapping[str, str] | None = None,
-                   notify: Callable[[str], None] = lambda message: None) -> ModelSettings | None:
+                   notify: Callable[[str], None] = lambda message: None,
+                   mode: str = "staged") -> ModelSettings | None:
     """The configured model, or None when none is (the run is then offline).
 
     The key goes only to an endpoint the person running reviewbot chose (environment, flag,
@@ -71,7 +72,7 @@ def model_settings(config: Config, env: Mapping[str, str] | None = None,
         model=chosen.name, fallback_models=_fallbacks(chosen, notify), base_url=chosen.base_url,
         api_key=key if send_key else None, no_key_reason=no_key,
         timeout_s=limits.timeout_s, deadline_s=limits.model_deadline_s,
-        max_calls=limits.max_model_calls, max_tokens=limits.max_run_tokens,
+        max_calls=limits.calls_for(mode), max_tokens=limits.max_run_tokens,
         reply_tokens=limits.reply_tokens, concurrency=limits.concurrency,
     )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the command line imports this package for FORMATS: no records needed
-    from reviewbot.schema import Finding, RuleMeta, RunReport
+    from reviewbot.schema import Finding, ModelStats, RuleMeta, RunReport
 
 # Quoted code stays short whatever the file (a minified line can be megabytes).
 MAX_QUOTED_LINES = 10
@@ -62,7 +62,17 @@ def model_line(report: RunReport) -> str:
             + (f", skipped: {skipped}" if skipped else "")
             + (f", {model.clipped_units} with clipped context" if model.clipped_units else "")
             + f"; {model.calls} calls, {model.tokens_in:,} tokens in, "
-            f"{model.tokens_out:,} out ({model.cached_tokens:,} cached){cost}")
+            f"{model.tokens_out:,} out ({model.cached_tokens:,} cached){cost}"
+            + _per_unit(model))
+
+
+def _per_unit(model: ModelStats) -> str:
+    """What one reviewed unit cost: the model's time on its review, and tokens."""
+    fresh = model.reviewed_units - model.cached_units
+    if fresh <= 0 or not model.review_seconds:
+        return ""
+    tokens = (model.tokens_in + model.tokens_out) // max(fresh, 1)
+    return f"; {model.review_seconds / fresh:.1f} s and {tokens:,} tokens per unit reviewed"
 
 
 def clip_lines(text: str) -> list[str]:

@@ -192,6 +192,8 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     for finding in findings:
         by_unit[finding.unit_id].append(finding)
 
+    done = iter(range(1, len(ordered) + 1))  # next() under the GIL: each worker its own count
+
     def job(group: Group) -> UnitReview:
         try:
             review = reviewer.review(group, by_unit)
@@ -202,7 +204,8 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
                               mode="tools", stop_reason="model_unavailable: review_failed")
         if review.turns or review.cached:
             events.emit("unit_reviewed", f"reviewed {review.file_path} "
-                                         f"({len(review.recorded)} findings)",
+                                         f"({len(review.recorded)} findings; {next(done)} of "
+                                         f"{len(ordered)} conversations)",
                         unit_ids=list(review.unit_ids), findings=len(review.recorded),
                         stop_reason=review.stop_reason, cached=review.cached)
         return review
