@@ -6,8 +6,14 @@ model's findings (before they merge into rule findings) and everything reviewbot
     OPENAI_API_KEY=... python bench/review_quality.py --model gpt-4o-mini
 
 Any OpenAI-compatible endpoint works; the key, if one is needed, comes from OPENAI_API_KEY.
-`--stub` runs against a local server that reviews nothing (a baseline: the rules alone).
-Prints precision, recall and F1 per category, model calls and tokens.
+Limits come from your user config (`~/.config/reviewbot/config.toml`, or REVIEWBOT_CONFIG), as
+for any review: a slow local server needs the ones docs/MODEL.md gives for it. `--stub` runs
+against a local server that reviews nothing (a baseline: the rules alone).
+
+Each case's result is appended to `--results` (one JSON line) as soon as it is done, and a
+second run skips the cases already there: a run against a slow server can be stopped and
+resumed (`--fresh` starts over). Prints precision, recall and F1 per category, model calls,
+tokens and wall time.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from review_cases import CASES, Case, Defect
 
-from reviewbot.config import Config, ModelConfig, Origin
+from reviewbot.config import Config, Origin, load_config
 from reviewbot.git import open_repo
 from reviewbot.model import open_session
 from reviewbot.pipeline import run_review
@@ -50,23 +58,34 @@ def build(case: Case, root: Path) -> None:
             subprocess.run(["git", "commit", "-qm", "base"], cwd=root, check=True, env=env)
 
 
-def review(case: Case, config: Config, work: Path) -> tuple[list[Finding], list[Finding],
-                                                            dict[str, int]]:
+def review(case: Case, config: Config, work: Path) -> dict[str, object]:
+    """One case reviewed: the model's findings, everything reported, calls, tokens, time."""
     root = work / case.name
     build(case, root)
     session = open_session(config, notify=lambda message: print(f"  {message}",
                                                                 file=sys.stderr))
+    started = time.monotonic()
     outcome = run_review(open_repo(root), ChangeRequest(mode="staged"), config,
                          root / ".reviewbot" / "runs", session=session)
     raw = outcome.state.review or ReviewResult()
-    model = [Finding(file_path=f.file_path, start_line=f.start_line, end_line=f.end_line,
-                     severity=f.severity, category=f.category, rule_id="model", title=f.title,
-                     message=f.message, source="model")
-             for conversation in raw.reviews for f in conversation.recorded]
+    model = [{"file_path": f.file_path, "start_line": f.start_line, "end_line": f.end_line,
+              "category": f.category} for conversation in raw.reviews
+             for f in conversation.recorded]
+    everything = [{"file_path": f.file_path, "start_line": f.start_line,
+                   "end_line": f.end_line, "category": f.category}
+                  for f in outcome.report.findings]
     totals = session.ledger.log().totals if session else None
-    spent = {"calls": totals.requests if totals else 0,
-             "tokens": (totals.tokens_in + totals.tokens_out) if totals else 0}
-    return model, list(outcome.report.findings), spent
+    return {"case": case.name, "model": model, "all": everything,
+            "calls": totals.requests if totals else 0,
+            "tokens": (totals.tokens_in + totals.tokens_out) if totals else 0,
+            "seconds": round(time.monotonic() - started, 1)}
+
+
+def _findings(rows: list[dict[str, object]]) -> list[Finding]:
+    return [Finding(file_path=str(r["file_path"]), start_line=int(str(r["start_line"])),
+                    end_line=int(str(r["end_line"])), severity="info",
+                    category=r["category"], rule_id="x", title="x", message="x")  # type: ignore[arg-type]
+            for r in rows]
 
 
 def matches(finding: Finding, defect: Defect) -> bool:
@@ -103,6 +122,10 @@ def main() -> None:
     parser.add_argument("--base-url")
     parser.add_argument("--stub", action="store_true",
                         help="a local server that reviews nothing (the rules alone)")
+    parser.add_argument("--results", type=Path,
+                        help="where each case's result is kept (default: bench/.cache/"
+                             "review_quality-MODEL.jsonl)")
+    parser.add_argument("--fresh", action="store_true", help="forget earlier results")
     args = parser.parse_args()
     stub = None
     if args.stub:
@@ -111,30 +134,52 @@ def main() -> None:
         stub = FakeOpenAI().start()
         stub.finish_every_review()
         args.base_url = stub.base_url
-    config = replace(Config(), model=ModelConfig(
-        name=args.model, name_origin=Origin("--model"), base_url=args.base_url,
+    safe_name = re.sub(r"[^\w.-]", "_", args.model)
+    results = args.results or (Path(__file__).parent / ".cache" /
+                                f"review_quality-{safe_name}.jsonl")
+    results.parent.mkdir(parents=True, exist_ok=True)
+    if args.fresh or args.stub:
+        results.unlink(missing_ok=True)
+    done = {}
+    if results.is_file():
+        done = {row["case"]: row for row in map(json.loads, results.read_text().splitlines())}
+    # The user's limits, as any review has them; the model and endpoint from the flags.
+    base = load_config(Path.cwd())
+    config = replace(base, model=replace(
+        base.model, name=args.model, name_origin=Origin("--model"), base_url=args.base_url,
         base_url_origin=Origin("--base-url")))
-    model_results, all_results = [], []
-    spent: Counter[str] = Counter()
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="reviewbot-quality-") as work:
-        for case in CASES:
-            print(f"{case.name} ...", file=sys.stderr)
-            model, everything, cost = review(case, config, Path(work))
-            model_results.append((case, model))
-            all_results.append((case, everything))
-            spent.update(cost)
+        for index, case in enumerate(CASES, 1):
+            if case.name in done:
+                continue
+            elapsed = time.monotonic() - started
+            print(f"[{index}/{len(CASES)}] {case.name} ({elapsed:.0f} s so far)",
+                  file=sys.stderr, flush=True)
+            row = review(case, config, Path(work))
+            done[case.name] = row
+            with results.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
     if stub is not None:
         stub.stop()
+    rows = [done[case.name] for case in CASES]
+    calls = sum(int(str(r["calls"])) for r in rows)
+    tokens = sum(int(str(r["tokens"])) for r in rows)
+    seconds = sum(float(str(r["seconds"])) for r in rows)
     print(f"model: {args.model} at {args.base_url or 'the SDK default'}; "
           f"{len(CASES)} changes, {sum(len(c.defects) for c in CASES)} planted defects; "
-          f"{spent['calls']} model calls, {spent['tokens']:,} tokens\n")
+          f"{calls} model calls, {tokens:,} tokens, {seconds:.0f} s of review\n")
     print("| category | model: precision | recall | F1 | reviewbot: precision | recall | F1 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    model_table, all_table = score(model_results), score(all_results)
+    model_table = score([(case, _findings(done[case.name]["model"]))  # type: ignore[arg-type]
+                         for case in CASES])
+    all_table = score([(case, _findings(done[case.name]["all"]))  # type: ignore[arg-type]
+                       for case in CASES])
     for category in sorted(set(model_table) | set(all_table), key=lambda c: (c == "all", c)):
         print(f"| {category} | {prf(*model_table.get(category, (0, 0, 0)))} | "
               f"{prf(*all_table.get(category, (0, 0, 0)))} |")
-    print(json.dumps({"calls": spent["calls"], "tokens": spent["tokens"]}), file=sys.stderr)
+    print(json.dumps({"calls": calls, "tokens": tokens, "seconds": round(seconds, 1)}),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
