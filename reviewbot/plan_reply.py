@@ -7,12 +7,14 @@ given) stays out of the offline hook.
 
 from __future__ import annotations
 
-from typing import Annotated
+import copy
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from reviewbot import schema
-from reviewbot.model.replies import clipped_list, clipped_text
+from reviewbot.model.replies import clipped_list, clipped_text, shown_bound
 from reviewbot.schema import ContextLevel, RequestType
 
 # What a model may say, in size: longer text is cut (and says so), longer lists are cut.
@@ -28,22 +30,39 @@ class _Reply(BaseModel):
 
 class PlanRequest(_Reply):
     type: RequestType
-    details: Annotated[str | None, BeforeValidator(clipped_text(MAX_DETAILS_CHARS))] = None
+    details: Annotated[str | None, BeforeValidator(clipped_text(MAX_DETAILS_CHARS)),
+                       shown_bound(maxLength=MAX_DETAILS_CHARS)] = None
 
 
 class PlanItem(_Reply):
-    unit_id: Annotated[str, BeforeValidator(clipped_text(64))]
+    unit_id: Annotated[str, BeforeValidator(clipped_text(64)), shown_bound(maxLength=64)]
     llm_context_level: ContextLevel
     extra_requests: Annotated[tuple[PlanRequest, ...],
-                              BeforeValidator(clipped_list(MAX_REQUESTS_PER_ITEM))] = ()
+                              BeforeValidator(clipped_list(MAX_REQUESTS_PER_ITEM)),
+                              shown_bound(maxItems=MAX_REQUESTS_PER_ITEM)] = ()
     skip_review: bool = False
-    reason: Annotated[str, BeforeValidator(clipped_text(MAX_REASON_CHARS))] = ""
+    reason: Annotated[str, BeforeValidator(clipped_text(MAX_REASON_CHARS)),
+                      shown_bound(maxLength=MAX_REASON_CHARS)] = ""
 
 
 class PlanReply(_Reply):
     """The planner's whole answer for one batch of units."""
 
-    plan: Annotated[tuple[PlanItem, ...], BeforeValidator(clipped_list(MAX_PLAN_ITEMS))]
+    plan: Annotated[tuple[PlanItem, ...], BeforeValidator(clipped_list(MAX_PLAN_ITEMS)),
+                    shown_bound(maxItems=MAX_PLAN_ITEMS)]
 
     def items(self) -> tuple[schema.PlanItem, ...]:
         return tuple(schema.PlanItem.from_data(item.model_dump()) for item in self.plan)
+
+    @classmethod
+    def shown_for(cls, unit_ids: Sequence[str]) -> dict[str, Any]:
+        """The JSON schema sent for one batch: at most one item per unit, and a unit id one
+        of the batch's. A server that compiles it into a grammar (llama.cpp) cannot let a
+        model invent units; the answer is still validated by this class, and fusion keeps
+        only the batch's units."""
+        shown = copy.deepcopy(cls.model_json_schema())
+        shown["properties"]["plan"]["maxItems"] = len(unit_ids)
+        unit_id = shown["$defs"]["PlanItem"]["properties"]["unit_id"]
+        unit_id.pop("maxLength", None)
+        unit_id["enum"] = list(unit_ids)
+        return shown

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from reviewbot.plan_reply import PlanReply
 
 # Raised when the planner's prompt or schema change: the result cache keys on it.
-PLAN_VERSION = "plan-1"
+PLAN_VERSION = "plan-2"
 # A batch's planner_index JSON stays under this many tokens (about 4 characters a token),
 # which leaves room for the answer in an 8k-token context.
 BATCH_TOKENS = 3000
@@ -117,7 +117,8 @@ def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerU
         except ValidationError:
             pass
     try:
-        reply = caller.ask("planner", messages, PlanReply)
+        reply = caller.ask("planner", messages, PlanReply,
+                           shown=PlanReply.shown_for([u.unit_id for u in batch]))
     except ModelUnavailable as exc:
         return exc
     if cache is not None:

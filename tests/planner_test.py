@@ -61,6 +61,12 @@ def test_model_plan_with_unknown_and_missing_units(fake_openai: FakeOpenAI) -> N
     [request] = fake_openai.received
     prompt = request.messages[1]["content"]
     assert prompt.startswith("<planner_index>") and "charge(" not in prompt
+    # The schema sent names the batch's units and bounds the list by them (a grammar on
+    # llama.cpp); the answer was still validated by the full schema, so "no-such-unit" came.
+    shown = request.body["response_format"]["json_schema"]["schema"]
+    assert shown["properties"]["plan"]["maxItems"] == 3
+    assert shown["$defs"]["PlanItem"]["properties"]["unit_id"]["enum"] == [
+        first, second, third]
 
 
 def test_batches_respect_the_budget_and_the_cap_hands_over(fake_openai: FakeOpenAI) -> None:

@@ -10,6 +10,9 @@ For pydantic `BeforeValidator`s on the reply models (`reviewbot/plan_reply.py`,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+from pydantic import Field
 
 from reviewbot.terminal import visible
 
@@ -30,3 +33,11 @@ def clipped_list(limit: int) -> Callable[[object], object]:
     def clip(value: object) -> object:
         return value[:limit] if isinstance(value, list | tuple) else value
     return clip
+
+
+def shown_bound(**bounds: int) -> Any:
+    """A bound the model is shown in its JSON schema (`maxLength`, `maxItems`) but that is not
+    enforced by refusing (the clipping validators above cut what is over it). Servers that
+    compile the schema into a grammar (llama.cpp) then stop a string or a list there instead
+    of letting a small model write until its reply is cut."""
+    return Field(json_schema_extra=dict(bounds))

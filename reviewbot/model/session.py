@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -71,10 +71,12 @@ class ModelSession:
 
     def chat(self, purpose: str, messages: Sequence[ChatMessage], *,
              tools: Sequence[ToolSpec] = (), schema: type[BaseModel] | None = None,
-             model: str | None = None, attempt: int = 1,
-             unit_id: str | None = None, reply_tokens: int | None = None) -> ChatReply:
+             shown: Mapping[str, Any] | None = None, model: str | None = None,
+             attempt: int = 1, unit_id: str | None = None,
+             reply_tokens: int | None = None) -> ChatReply:
         """One answer from the model (HTTP retries and format step-downs included), at most
-        `reply_tokens` long (the settings' `reply_tokens` by default)."""
+        `reply_tokens` long (the settings' `reply_tokens` by default). `shown` is the JSON
+        schema sent for `schema` when this request's is narrower than the class's."""
         model = model or self.settings.model
         try:
             self.ledger.check()  # before the messages are redacted: a spent run costs nothing
@@ -84,7 +86,7 @@ class ModelSession:
         while True:
             kind, token_param = self._format(), self._token_param()
             request = ChatRequest(model=model, messages=outgoing, tools=tuple(tools),
-                                  response_format=_response_format(schema, kind),
+                                  response_format=_response_format(schema, kind, shown),
                                   reply_tokens=reply_tokens or self.settings.reply_tokens,
                                   token_param=token_param)
             try:
@@ -105,14 +107,16 @@ class ModelSession:
                          self.settings.endpoint, *texts, *extra)
 
     def ask(self, purpose: str, messages: Sequence[ChatMessage], schema: type[T],
-            unit_id: str | None = None) -> T:
-        """A validated answer from the model, else its fallbacks, else ModelUnavailable."""
+            unit_id: str | None = None, shown: Mapping[str, Any] | None = None) -> T:
+        """A validated answer from the model, else its fallbacks, else ModelUnavailable.
+        `shown`: the JSON schema to send, when narrower than `schema`'s (the answer is
+        still validated by `schema`)."""
         last = "no model answered"
         for model in (self.settings.model, *self.settings.fallback_models):
             conversation = list(messages)
             room: int | None = None
             for attempt in (1, 2):
-                reply = self.chat(purpose, conversation, schema=schema, model=model,
+                reply = self.chat(purpose, conversation, schema=schema, shown=shown, model=model,
                                   attempt=attempt, unit_id=unit_id, reply_tokens=room)
                 try:
                     return schema.model_validate_json(_unfence(reply.content))
@@ -213,13 +217,15 @@ class ModelSession:
         self.ledger.amend(self._last.index, outcome=outcome, error=self.redactor.text(summary))
 
 
-def _response_format(schema: type[BaseModel] | None, kind: str) -> dict[str, Any] | None:
+def _response_format(schema: type[BaseModel] | None, kind: str,
+                     shown: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if schema is None or kind == "none":
         return None
     if kind == "json_object":
         return {"type": "json_object"}
     return {"type": "json_schema", "json_schema": {
-        "name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+        "name": schema.__name__, "schema": dict(shown or schema.model_json_schema()),
+        "strict": False}}
 
 
 def _reason(outcome: str) -> str:

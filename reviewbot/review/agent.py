@@ -24,7 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from reviewbot.diff_index import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, user
-from reviewbot.model.replies import clipped_list, clipped_text
+from reviewbot.model.replies import clipped_list, clipped_text, shown_bound
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.model.text_calls import recover
 from reviewbot.review.prompts import CUT, NUDGE, STRUCTURED, SYSTEM
@@ -55,9 +55,10 @@ class ReviewReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    findings: Annotated[list[FindingArgs], BeforeValidator(clipped_list(MAX_FINDINGS))] = (
-        Field(default_factory=list))
-    summary: Annotated[str, BeforeValidator(clipped_text(2000))] = ""
+    findings: Annotated[list[FindingArgs], BeforeValidator(clipped_list(MAX_FINDINGS)),
+                        shown_bound(maxItems=MAX_FINDINGS)] = Field(default_factory=list)
+    summary: Annotated[str, BeforeValidator(clipped_text(2000)),
+                       shown_bound(maxLength=2000)] = ""
 
 
 class ToolsUnsupported(Exception):

@@ -21,7 +21,7 @@ GUIDANCE_FILES = ("AGENTS.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md",
                   "docs/CONTRIBUTING.md")
 MAX_GUIDANCE_CHARS = 4000
 # Raised when the prompt or the answer schema change: the result cache keys on it.
-PROMPT_VERSION = "review-1"
+PROMPT_VERSION = "review-2"
 
 SYSTEM = """\
 You review one change to a code repository, the way a careful senior engineer would before \

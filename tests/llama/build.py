@@ -70,7 +70,9 @@ def _download(name: str, version: str, sha256: str, work: Path, source: bool) ->
     args = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest",
             str(where), f"{name}=={version}"]
     if source:
-        args[4:4] = ["--no-binary", ":all:"]
+        # This package as source (it has no wheel); its build tools may come as wheels
+        # (`:all:` would compile even cmake from source).
+        args[4:4] = ["--no-binary", name]
     subprocess.run(args, check=True)
     [archive] = list(where.iterdir())
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()

@@ -16,7 +16,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -114,8 +113,8 @@ class ForcingProxy:
             body = {**body, "max_tokens": 1, "messages": [*body["messages"], {
                 "role": "assistant",
                 "content": f"<tool_call>\n{json.dumps(call)}\n</tool_call>"}]}
-        request = urllib.request.Request(self.upstream.removesuffix("/v1") + path,
-                                         data=json.dumps(body).encode(),
+        url = self.upstream.removesuffix("/v1") + path  # the loopback server
+        request = urllib.request.Request(url, data=json.dumps(body).encode(),  # noqa: S310
                                          headers={"content-type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=300) as answer:  # noqa: S310

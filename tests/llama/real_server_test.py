@@ -35,17 +35,18 @@ def change(repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> GitFixture:
     config.parent.mkdir(parents=True, exist_ok=True)
     # What fits a 135M model on two CPU cores (docs: "a local model").
     config.write_text("[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nconcurrency = 1\n"
-                      "reply_tokens = 96\nunit_turns = 4\nunit_seconds = 600\n"
+                      "reply_tokens = 512\nunit_turns = 4\nunit_seconds = 600\n"
                       "max_model_calls = 20\n")
     monkeypatch.setenv("REVIEWBOT_MODEL", "smollm2")
     return repo
 
 
 def review(change: GitFixture, base_url: str,
-           monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict[str, Any], Path]:
+           monkeypatch: pytest.MonkeyPatch) -> tuple[int, Path]:
+    """The exit code and the run's folder."""
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     code = main(["--repo", str(change.root), "--format", "json", "--no-cache"])
-    return code, {}, sorted((change.root / ".reviewbot" / "runs").glob("2*"))[-1]
+    return code, sorted((change.root / ".reviewbot" / "runs").glob("2*"))[-1]
 
 
 def artifact(run: Path, name: str) -> Any:
@@ -64,7 +65,7 @@ def test_the_tool_loop_with_real_tool_calls(
                 {"name": "record_finding", "arguments": FINDING})
 
     forcing_proxy.force = force
-    code, _, run = review(change, forcing_proxy.base_url, monkeypatch)
+    code, run = review(change, forcing_proxy.base_url, monkeypatch)
     report = json.loads(capsys.readouterr().out)
     [conversation] = artifact(run, "review")["reviews"]
     assert (conversation["mode"], conversation["stop_reason"]) == ("tools", "finished")
@@ -83,6 +84,7 @@ def test_the_tool_loop_with_real_tool_calls(
     calls = artifact(run, "model_calls")["calls"]
     assert {c["purpose"] for c in calls} == {"planner", "review", "suggestion"}
     assert all(c["outcome"] in ("ok", "invalid_output", "cut") for c in calls)
+    assert code == 0  # a warning does not fail the run (the fail level is error)
 
 
 def test_the_planner_answers_in_its_schema(
@@ -91,14 +93,15 @@ def test_the_planner_answers_in_its_schema(
     """llama.cpp turns the plan's JSON schema into a grammar: the answer validates."""
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(Path.home() / "plan-only.toml"))
     (Path.home() / "plan-only.toml").write_text(
-        "[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nreply_tokens = 256\n"
-        "max_model_calls = 1\n")
-    code, _, run = review(change, llama_server, monkeypatch)
+        "[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nreply_tokens = 512\n"
+        "max_model_calls = 2\n")
+    _, run = review(change, llama_server, monkeypatch)
     capsys.readouterr()
-    [plan_call] = artifact(run, "model_calls")["calls"]
-    assert (plan_call["purpose"], plan_call["outcome"]) == ("planner", "ok")
-    assert plan_call["tokens_in"] > 0 and plan_call["tokens_out"] > 0
-    assert artifact(run, "review")["skipped"]  # the one call was the plan's
+    plan_calls = [c for c in artifact(run, "model_calls")["calls"]
+                  if c["purpose"] == "planner"]
+    # A reply cut at its bound is asked once more with room; the last one validates.
+    assert [c["outcome"] for c in plan_calls] in (["ok"], ["cut", "ok"])
+    assert plan_calls[-1]["tokens_in"] > 0 and plan_calls[-1]["tokens_out"] > 0
 
 
 def test_the_structured_fallback_on_a_real_server(
@@ -107,13 +110,14 @@ def test_the_structured_fallback_on_a_real_server(
     """A server remembered as refusing tools gets one structured answer per unit, in the
     finding schema (a grammar on llama.cpp), checked like any finding."""
     remember_without_tools(llama_server, "smollm2")
-    code, _, run = review(change, llama_server, monkeypatch)
+    code, run = review(change, llama_server, monkeypatch)
     err = capsys.readouterr().err
     assert "refused tool calls" in err
     [conversation] = artifact(run, "review")["reviews"]
     assert conversation["mode"] == "structured" and conversation["turns"] >= 1
     assert conversation["stop_reason"] in ("finished", "repeated_answer")
     assert conversation["tokens"] > 0
+    assert code == 0
     review_calls = [c for c in artifact(run, "model_calls")["calls"]
                     if c["purpose"] == "review"]
     assert review_calls and all(c["outcome"] in ("ok", "invalid_output", "cut")
@@ -123,7 +127,7 @@ def test_the_structured_fallback_on_a_real_server(
 def test_an_unforced_review_ends_cleanly_whatever_the_model_says(
         change: GitFixture, llama_server: str, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, run = review(change, llama_server, monkeypatch)
+    code, run = review(change, llama_server, monkeypatch)
     out, err = capsys.readouterr()
     assert "internal error" not in err
     report = json.loads(out)

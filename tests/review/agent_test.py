@@ -203,7 +203,7 @@ def test_a_model_that_does_not_call_a_tool_gets_a_structured_answer_for_that_uni
     fake_openai.reply_text("Looks fine to me!")
     fake_openai.reply_text("Really, it is fine.")
     fake_openai.reply_json({"findings": [finding(fix_description="")], "summary": "one"})
-    code, _, run_dir = run(change)
+    _, _, run_dir = run(change)
     out, err = capsys.readouterr()
     assert "does not do tool calls" not in err
     report = json.loads(out)
@@ -249,7 +249,7 @@ def test_tool_calls_written_as_text_are_recovered_and_validated(
     args = json.dumps(finding(fix_description=""))  # no suggestion call to script
     fake_openai.reply_json({"plan": []})
     fake_openai.reply_text(written.format(finding=args, quoted=json.dumps(args)))
-    code, _, run_dir = run(change)
+    _, _, run_dir = run(change)
     report = json.loads(capsys.readouterr().out)
     [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
     assert (review["mode"], review["stop_reason"], review["text_tool_calls"]) == (
@@ -331,7 +331,7 @@ def test_the_same_answer_twice_ends_the_rounds_and_is_dropped_once(
     fake_openai.reply_json(wrong)
     fake_openai.reply_json(wrong)
     fake_openai.reply_json(wrong)
-    code, _, run_dir = run(change)
+    _, _, run_dir = run(change)
     [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
     assert (review["stop_reason"], review["turns"]) == ("repeated_answer", 2)
     dropped = json.loads((run_dir / "step8_verified.json").read_text())["dropped"]
@@ -348,7 +348,7 @@ def test_a_conversation_keeps_the_users_bounds(
     fake_openai.default = Scripted(body=completion(None, tool_calls=[{
         "id": "c", "type": "function", "function": {"name": "list_files",
                                                    "arguments": '{"dir": "app"}'}}]))
-    code, _, run_dir = run(change)
+    _, _, run_dir = run(change)
     [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
     assert (review["stop_reason"], review["turns"]) == ("turn_limit", 2)
     assert "ended on a bound (1 turn_limit)" in capsys.readouterr().err
