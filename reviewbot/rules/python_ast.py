@@ -284,12 +284,19 @@ def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
         if name not in ("eval", "exec") or arg is None or string_kind(arg) == "constant":
             continue
         outside = _outside_source(parsed, call, arg)
-        if outside:
-            # Code injection: as blocking as SQL or shell injection from the same input.
+        if outside == _OUTSIDE["request"]:
+            # Code injection from a remote sender: as blocking as SQL or shell injection.
             yield (call, "error", f"`{name}` runs code from {outside}: whoever sends it runs "
                                   "code in this process.",
                    "Never run input as code: use ast.literal_eval for data, or a dispatch "
                    "table for behaviour.")
+        elif outside:
+            # The command line, the environment, input(): the person running the program,
+            # whose own code a launcher or a REPL runs on purpose (setuptools' launch.py).
+            yield (call, None, f"`{name}` runs code from {outside}: whoever controls it runs "
+                               "code in this process.",
+                   "If the program may run with someone else's arguments or environment, "
+                   "use ast.literal_eval for data, or a dispatch table for behaviour.")
         else:
             yield (call, None, f"`{name}` runs a string as Python code; if any part of it "
                                "comes from input, so does the code.",

@@ -166,8 +166,12 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("exec of a form field is an error", "app/views.py",
      "from flask import request\n\n\ndef run():\n    code = request.form['code']\n"
      "    exec(code)\n", {("python.eval-exec", E)}),
-    ("eval of the command line is an error", "tool.py",
-     "import sys\nvalue = eval(sys.argv[1])\n", {("python.eval-exec", E)}),
+    ("near: code from the command line is the runner's own (a launcher), a warning",
+     "launch.py", "import sys\nsource = open(sys.argv[1]).read()\nexec(source)\n",
+     {("python.eval-exec", W)}),
+    ("eval of a handler's parameter (the URL's parts) is an error", "app/views.py",
+     "from flask import Flask\napp = Flask(__name__)\n\n\n@app.route('/calc/<expr>')\n"
+     "def calc(expr):\n    return eval(expr)\n", {("python.eval-exec", E)}),
     ("near: literal_eval", "app/calc.py", "import ast\nresult = ast.literal_eval(text)\n",
      set()),
     ("near: eval of constant", "app/calc.py", 'x = eval("1 + 1")\n', set()),
