@@ -58,7 +58,7 @@ def test_the_action_is_composite_and_maps_every_input_to_the_environment() -> No
 def readme_workflow() -> dict[str, Any]:
     """The workflow the README tells users to copy."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("### GitHub Action", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    block = text.split("## The GitHub Action", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     return yaml.safe_load(block)  # type: ignore[no-any-return]
 
 

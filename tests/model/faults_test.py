@@ -1,7 +1,7 @@
 """A server that misbehaves on purpose: every fault ends in a bounded ModelUnavailable (which
 the pipeline turns into the heuristic fallback), never in anything else.
 
-These are the rows of the README's "Reliability" table.
+These are the rows of the table in docs/MODEL.md, "When the server misbehaves".
 """
 
 from __future__ import annotations
