@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from reviewbot.cache import ResultCache
     from reviewbot.config import Config
     from reviewbot.events import Events
+    from reviewbot.github.action import GithubRun
+    from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.model import ModelSession
     from reviewbot.pipeline import ReviewOutcome
     from reviewbot.redaction import Redactor
@@ -257,19 +259,31 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
-    from reviewbot.github.action import default_sarif, deliver, prepare
-    from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import run_review
-
-    def redact(text: str) -> str:
-        return redactor.text(text, literal_bare_values=False)
+    from reviewbot.github.action import prepare
+    from reviewbot.github.event import CommentEvent, read_event
 
     if args.max_comments is not None and args.max_comments < 0:
         raise UsageError("--max-comments must be 0 or more.")
-    run = prepare(os.environ, args.reporter or "pr-review",
-                  30 if args.max_comments is None else args.max_comments, events.notice, redact)
+    max_comments = 30 if args.max_comments is None else args.max_comments
+    trigger = read_event(os.environ)
+    if isinstance(trigger, CommentEvent):
+        return _answer_github(args, repo, redactor, events, trigger, max_comments)
+    run = prepare(trigger, os.environ, args.reporter or "pr-review", max_comments,
+                  events.notice, _github_redact(redactor))
     if args.full:  # every run reviews the whole pull request; --full also asks the model anew
         args.no_cache = True
+    return _deliver_github(args, repo, redactor, events, run)
+
+
+def _github_redact(redactor: Redactor) -> Callable[[str], str]:
+    return lambda text: redactor.text(text, literal_bare_values=False)
+
+
+def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                   events: Events, run: GithubRun) -> tuple[ReviewOutcome, Config, ReportInput]:
+    from reviewbot.paths import runs_folder
+    from reviewbot.pipeline import run_review
+
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
                          args, repo)
     session = None if args.offline else _session(config, events, redactor, "github")
@@ -277,11 +291,51 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         outcome = run_review(repo, run.request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
                              redactor, _cache(args, repo, session, events), args.keep_context)
-    data = _report_input(outcome, args)
+    return outcome, config, _report_input(outcome, args)
+
+
+def _deliver_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                    events: Events, run: GithubRun) -> int:
+    from reviewbot.github.action import default_sarif, deliver
+
+    outcome, config, data = _github_review(args, repo, redactor, events, run)
     posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
-                     events.notice, redact)
+                     events.notice, _github_redact(redactor))
     code = _print_report(outcome, config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
+
+
+def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                   events: Events, trigger: CommentEvent, max_comments: int) -> int:
+    """A comment that talks to reviewbot: answered, or the review it asks for. The exit code
+    is 0 unless GitHub could not be written to (3), or, for `review`, by the findings."""
+    from reviewbot.github import conversation
+    from reviewbot.github.action import prepare
+
+    redact = _github_redact(redactor)
+    talk = conversation.start(trigger, os.environ, max_comments, events.notice, redact)
+    if isinstance(talk, conversation.Answered):
+        return EXIT_CLEAN if talk.ok else EXIT_INTERNAL
+    _fetch_pull(repo, talk.pull, events)
+    run = prepare(talk.pull, os.environ, "pr-review", max_comments, events.notice, redact,
+                  poster=talk.poster)
+    if talk.command.name == "review":
+        args.no_cache = True  # "as it stands now, in full": the model is asked anew
+        code = _deliver_github(args, repo, redactor, events, run)
+        ok = conversation.confirm_review(talk, events.notice)
+        return code if ok else EXIT_INTERNAL
+    _, _, data = _github_review(args, repo, redactor, events, run)
+    return EXIT_CLEAN if conversation.explain(talk, data, events.notice) else EXIT_INTERNAL
+
+
+def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
+    """A comment's run checks out the default branch: the pull request's commits are fetched
+    as objects (`refs/pull/N/head`), never checked out."""
+    if repo.rev_parse(pull.head_sha) is not None or "origin" not in repo.remotes():
+        return
+    events.notice(f"fetching pull request #{pull.number}'s commits from origin")
+    repo.fetch("origin", f"+refs/pull/{pull.number}/head:refs/remotes/origin/pull/"
+                         f"{pull.number}")
 
 
 def _rerun(args: argparse.Namespace) -> int:

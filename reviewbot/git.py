@@ -77,6 +77,11 @@ class GitRepo:
     def remotes(self) -> list[str]:
         return self.text(["remote"]).split()
 
+    def fetch(self, remote: str, refspec: str) -> bool:
+        """Fetch objects (never a checkout, never a prompt); False when git could not."""
+        status, _, _ = self._execute(["fetch", "--no-tags", "--quiet", remote, refspec])
+        return status == 0
+
     def is_shallow(self) -> bool:
         return self.text(["rev-parse", "--is-shallow-repository"]) == "true"
 
@@ -235,7 +240,9 @@ class GitRepo:
 # Git's messages in English whatever the user's locale: `_ABSENT` and the errors below read
 # them. Every pathspec is a literal path: a file name (or a model's tool argument) such as
 # `:(glob)**` or `:!x` is never git syntax. Set for git only, never for reviewbot itself.
-_GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_LITERAL_PATHSPECS": "1"}
+# A fetch never waits for a password on a terminal.
+_GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_LITERAL_PATHSPECS": "1",
+            "GIT_TERMINAL_PROMPT": "0"}
 
 
 def _git(cwd: Path, args: Sequence[str], data: bytes | None = None) -> tuple[int, bytes, str]:

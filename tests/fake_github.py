@@ -92,6 +92,12 @@ class FakeGitHub:
     # Paths whose lines the review API refuses although the files API shows them (it happens:
     # a diff GitHub computed differently, a file over its limits).
     refuse_paths: set[str] = field(default_factory=set)
+    # login -> the repository permission GitHub names (admin, write, read, none); a login not
+    # here is "none". `permission_forbidden`: the token may not ask (403).
+    permissions: dict[str, str] = field(default_factory=dict)
+    permission_forbidden: bool = False
+    # The pull request's head is in another repository (a fork).
+    fork: bool = False
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -147,11 +153,15 @@ class FakeGitHub:
             self.reviews.append(self._review({}, pending=True))
 
     def add_comment_by(self, login: str, body: str, *, review: bool = False,
-                       path: str = "", line: int = 1, kind: str = "User") -> dict[str, Any]:
-        """A comment someone else wrote (it may imitate reviewbot's markers)."""
+                       path: str = "", line: int = 1, kind: str = "User",
+                       in_reply_to: int | None = None) -> dict[str, Any]:
+        """A comment someone else wrote (it may imitate reviewbot's markers); a review
+        comment may reply in another's thread."""
         if review:
-            comment = self._review_comment({"path": path, "line": line, "body": body,
-                                            "side": "RIGHT"}, self._account(login, kind), 0)
+            given: dict[str, Any] = {"path": path, "line": line, "body": body, "side": "RIGHT"}
+            if in_reply_to is not None:
+                given["in_reply_to_id"] = in_reply_to
+            comment = self._review_comment(given, self._account(login, kind), 0)
             self.review_comments.append(comment)
         else:
             comment = self._issue_comment(body, self._account(login, kind))
@@ -244,6 +254,14 @@ class FakeGitHub:
         if method == "PATCH" and (m := re.fullmatch(rf"{repo}/pulls/comments/(\d+)", path)):
             return self._edit(self.review_comments, int(m.group(1)), body,
                               "PullRequestReviewComment")
+        if method == "GET" and (m := re.fullmatch(rf"{repo}/pulls/comments/(\d+)", path)):
+            found = self._review_comment_by_id(int(m.group(1)))
+            return (200, found, {}) if found else _error(404, "Not Found")
+        if method == "POST" and (m := re.fullmatch(rf"{pull}/comments/(\d+)/replies", path)):
+            return self._reply(int(m.group(1)), body)
+        if method == "GET" and (m := re.fullmatch(rf"{repo}/collaborators/([^/]+)/permission",
+                                                  path)):
+            return self._permission(m.group(1))
         return _error(404, "Not Found")
 
     # --- objects, with every field GitHub's schemas require -------------------------------
@@ -272,7 +290,8 @@ class FakeGitHub:
             url=f"{base}/pulls/{self.number}", issue_url=f"{base}/issues/{self.number}",
             html_url=f"https://github.example/{self.repository}/pull/{self.number}",
             user=self._account("author"),
-            head={"sha": self.head_sha, "ref": "topic", "label": "acme:topic", "repo": repo,
+            head={"sha": self.head_sha, "ref": "topic", "label": "acme:topic",
+                  "repo": {**repo, "full_name": "stranger/shop"} if self.fork else repo,
                   "user": self._account("author")},
             base={"sha": self.base_sha, "ref": "main", "label": "acme:main", "repo": repo,
                   "user": self._account("acme")})
@@ -421,6 +440,36 @@ class FakeGitHub:
         comment = self._issue_comment(body["body"], self._me())
         self.issue_comments.append(comment)
         return 201, comment, {}
+
+    def _review_comment_by_id(self, cid: int) -> dict[str, Any] | None:
+        return next((c for c in self.review_comments if c["id"] == cid), None)
+
+    def _reply(self, cid: int, body: dict[str, Any]) -> Answer:
+        """A reply in a review thread: it joins the thread of the comment it answers."""
+        target = self._review_comment_by_id(cid)
+        if target is None:
+            return _error(404, "Not Found", "pulls/comments#create-a-reply-for-a-review-comment")
+        if len(body.get("body") or "") > MAX_BODY:
+            return _body_too_long("PullRequestReviewComment")
+        root = target.get("in_reply_to_id") or cid
+        reply = self._review_comment({"path": target["path"], "line": target.get("line"),
+                                      "side": "RIGHT", "body": body["body"],
+                                      "in_reply_to_id": root}, self._me(),
+                                     target["pull_request_review_id"] or 0)
+        self.review_comments.append(reply)
+        return 201, reply, {}
+
+    def _permission(self, login: str) -> Answer:
+        if self.permission_forbidden:
+            return _error(403, "Resource not accessible by integration",
+                          "collaborators/collaborators#get-repository-permissions-for-a-user")
+        level = self.permissions.get(login, "none")
+        user = {**self._account(login), "permissions": {
+            "admin": level == "admin", "maintain": level == "admin",
+            "push": level in ("admin", "write"), "triage": level != "none",
+            "pull": level != "none"}, "role_name": level}
+        return 200, contract.sample("repository-collaborator-permission", permission=level,
+                                    role_name=level, user=user), {}
 
     def _edit(self, comments: list[dict[str, Any]], cid: int, body: dict[str, Any],
               resource: str) -> Answer:

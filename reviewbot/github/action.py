@@ -17,10 +17,11 @@ import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from reviewbot.errors import UsageError
-from reviewbot.github.event import PullRequestEvent, read_event
-from reviewbot.github.poster import Poster, PostingFailed, ReadOnlyToken
+from reviewbot.github.event import PullRequestEvent
+from reviewbot.github.poster import Poster, PostingFailed, PostResult, ReadOnlyToken
 from reviewbot.report import ReportInput, render
 from reviewbot.schema import ChangeRequest
 
@@ -29,6 +30,7 @@ REPORTERS = ("pr-review", "summary", "sarif")
 SECONDS_BETWEEN_REQUESTS = 0.25
 SECONDS_BETWEEN_WRITES = 1.0
 Notice = Callable[[str], None]
+T = TypeVar("T")
 
 
 # GitHub's limit for one step's job summary (1 MiB).
@@ -43,33 +45,45 @@ class GithubRun:
     notes: list[str] = field(default_factory=list)
 
 
-def prepare(env: Mapping[str, str], reporter: str, max_comments: int, notice: Notice,
-            redact: Callable[[str], str]) -> GithubRun:
-    event = read_event(env)
-    token = env.get("REVIEWBOT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or ""
-    poster = None
+def token_of(env: Mapping[str, str]) -> str:
+    return env.get("REVIEWBOT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or ""
+
+
+def new_poster(event: PullRequestEvent, token: str, max_comments: int, notice: Notice,
+               redact: Callable[[str], str]) -> Poster:
+    if importlib.util.find_spec("github") is None:
+        raise UsageError("--mode github posts reviews with PyGithub, which is not "
+                         "installed: `pip install 'reviewbot[github]'` (the action "
+                         "installs it), or pass --reporter summary.")
+    return Poster(token=token, event=event, max_comments=max_comments,
+                  seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
+                  seconds_between_writes=SECONDS_BETWEEN_WRITES, redact=redact, notice=notice)
+
+
+def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, max_comments: int,
+            notice: Notice, redact: Callable[[str], str],
+            poster: Poster | None = None) -> GithubRun:
+    """The review of the event's pull request; `poster` when a command asked for it (its
+    connection is already open)."""
+    token = token_of(env)
     run_notes: list[str] = []
-    if reporter == "pr-review":
-        if event.from_fork:
+    if reporter == "pr-review" and poster is None:
+        # A fork's `pull_request` run has a read-only token (a command's `issue_comment` run
+        # has the base repository's, and a read-only one is found out on writing).
+        if event.from_fork and event.event_name == "pull_request":
             run_notes.append("this pull request comes from a fork: its token cannot comment, "
                              "so the findings are in the job summary and the SARIF file")
         elif not token:
             run_notes.append("no GitHub token (the github-token input, or GITHUB_TOKEN): "
                              "the findings are in the job summary and the SARIF file")
         else:
-            if importlib.util.find_spec("github") is None:
-                raise UsageError("--mode github posts reviews with PyGithub, which is not "
-                                 "installed: `pip install 'reviewbot[github]'` (the action "
-                                 "installs it), or pass --reporter summary.")
-            poster = Poster(token=token, event=event, max_comments=max_comments,
-                            seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
-                            seconds_between_writes=SECONDS_BETWEEN_WRITES, redact=redact,
-                            notice=notice)
+            poster = new_poster(event, token, max_comments, notice, redact)
     for note in run_notes:
         notice(note)
     request = ChangeRequest(mode="pr", base=event.base_sha, head=event.head_sha,
                             check_history=True)
-    return GithubRun(event=event, request=request, poster=poster, notes=run_notes)
+    return GithubRun(event=event, request=request,
+                     poster=poster if reporter == "pr-review" else None, notes=run_notes)
 
 
 def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, str],
@@ -87,26 +101,45 @@ def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, st
 
 
 def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:
+    assert run.poster is not None  # noqa: S101 (deliver checks)
+    poster = run.poster
+    result = guarded(notice, "posting the review", lambda: poster.post(data, notes=run.notes))
+    if isinstance(result, PostResult):
+        notice(f"review posted: {result.posted} new comments, {result.already_posted} already "
+               f"there, {result.resolved} resolved, {result.dismissed} dismissed, "
+               f"{len(result.elsewhere)} in the summary ({result.summary_url})")
+    return result is not FAILED
+
+
+class _Failed:
+    """A write to GitHub failed (said by a notice)."""
+
+
+FAILED = _Failed()
+READ_ONLY = _Failed()
+
+
+def guarded(notice: Notice, what: str, action: Callable[[], T],
+            elsewhere: str = " The findings are in the SARIF file, the job summary and the "
+                             "run's artifacts.") -> T | _Failed:
+    """What `action` returns, or FAILED (GitHub kept failing or could not be reached) or
+    READ_ONLY (the token may not write here), each said by a notice (with `elsewhere`: where
+    the findings still are)."""
     from github import GithubException
     from requests.exceptions import RequestException
 
-    assert run.poster is not None  # noqa: S101 (deliver checks)
     try:
-        result = run.poster.post(data, notes=run.notes)
+        return action()
     except ReadOnlyToken as exc:
-        notice(f"the token cannot comment on this pull request ({exc}): the findings are in "
-               "the job summary and the SARIF file")
-        return True
+        notice(f"the token cannot comment on this pull request ({exc})."
+               + (" The findings are in the job summary and the SARIF file." if elsewhere
+                  else ""))
+        return READ_ONLY
     except (PostingFailed, GithubException, RequestException) as exc:
         why = (f"GitHub could not be reached ({type(exc).__name__})"
                if isinstance(exc, RequestException) else str(exc))
-        notice(f"posting the review failed: {why}. The findings are in the SARIF file, the "
-               "job summary and the run's artifacts.")
-        return False
-    notice(f"review posted: {result.posted} new comments, {result.already_posted} already "
-           f"there, {result.resolved} resolved, {len(result.elsewhere)} in the summary "
-           f"({result.summary_url})")
-    return True
+        notice(f"{what} failed: {why}.{elsewhere}")
+        return FAILED
 
 
 def job_summary(markdown: str) -> str:

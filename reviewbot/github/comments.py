@@ -20,7 +20,12 @@ ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 MAX_BODY = 65_536
 # Room kept below it for what the redaction pass and the markers may add.
 _MARGIN = 2_000
-FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<resolved>;resolved)? -->")
+# A finding's comment: its fingerprint, and ";resolved" (gone from the pull request) or
+# ";dismissed" (someone with write access dismissed it: never posted again here).
+FINGERPRINT = re.compile(
+    r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolved|;dismissed)? -->")
+# reviewbot's answer to a comment, so that a re-run of the same event answers once.
+REPLY = re.compile(r"<!-- reviewbot:reply to=(?P<id>\d+) -->")
 SUMMARY = re.compile(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
 
 
@@ -60,8 +65,46 @@ def finding_body(finding: Finding, fingerprint: str) -> str:
 
 def resolved_body(body: str, head_sha: str) -> str:
     """An earlier comment whose finding is gone (REST cannot resolve a thread: it is said)."""
-    marked = FINGERPRINT.sub(lambda m: f"<!-- reviewbot:fp={m.group('fp')};resolved -->", body)
+    marked = _with_state(body, ";resolved")
     return f"✅ **Resolved** in `{head_sha[:12]}`: reviewbot no longer reports this.\n\n{marked}"
+
+
+def dismissed_body(body: str, login: str, reason: str) -> str:
+    """A finding's comment dismissed by someone with write access, with their reason."""
+    why = f": {neutral(reason)}" if reason else " (no reason given)"
+    return (f"🚫 **Dismissed** by {neutral('@' + login)}{why}. reviewbot will not post it "
+            f"again on this pull request.\n\n{_with_state(body, ';dismissed')}")
+
+
+def _with_state(body: str, state: str) -> str:
+    return FINGERPRINT.sub(lambda m: f"<!-- reviewbot:fp={m.group('fp')}{state} -->", body)
+
+
+def reply_body(text: str, to_comment: int) -> str:
+    """An answer to someone's comment, marked with the comment it answers."""
+    return f"{text}\n\n<!-- reviewbot:reply to={to_comment} -->"
+
+
+def explanation(finding: Finding, data: ReportInput) -> str:
+    """Why a finding is a problem, without a model: the rule's reasoning, the code it is
+    about and the fix."""
+    parts = [f"{ICON[finding.severity]} **{finding.severity}** {neutral(finding.title)} "
+             f"(`{finding.rule_id}`), {inline_code(display_path(finding.file_path))} "
+             f"line {finding.start_line}" +
+             (f"-{finding.end_line}" if finding.end_line != finding.start_line else ""), ""]
+    rule = data.rules.get(finding.rule_id)
+    if finding.source == "model":
+        parts += ["Found by the review model; its quoted code was checked against the diff."]
+    elif rule is not None:
+        parts += [f"**Why:** {neutral(rule.rationale)}"]
+    parts += ["", f"**What:** {neutral(finding.message)}"]
+    code = data.code_of(finding)
+    if code:
+        parts += ["", "**The code:**", code_block(code, "", indent="")]
+    if finding.suggestion:
+        parts += ["", f"**Fix:** {neutral(finding.suggestion)}"]
+    parts += ["", "To dismiss it on this pull request: reply `/reviewbot ignore <reason>`."]
+    return "\n".join(parts)
 
 
 @dataclass(frozen=True)
@@ -72,6 +115,8 @@ class SummaryFacts:
     resolved: int
     elsewhere: Sequence[Placed]
     notes: Sequence[str] = ()
+    # Findings someone dismissed on this pull request (not posted again).
+    dismissed: int = 0
 
 
 def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) -> str:
@@ -89,8 +134,9 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     model = model_line(report)
     if model:
         lines += [model.replace("model (", "Model (", 1) + ".", ""]
+    dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
     lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
-                 f"{facts.resolved} earlier comments resolved.")
+                 f"{facts.resolved} earlier comments resolved{dismissed}.")
     lines += [f"> {neutral(note)}" for note in facts.notes]
     marker = ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
     if facts.elsewhere:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,14 +33,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from reviewbot.github.comments import (
     FINGERPRINT,
     MAX_BODY,
+    REPLY,
     SUMMARY,
     Placed,
     SummaryFacts,
+    dismissed_body,
     finding_body,
+    reply_body,
     resolved_body,
     summary_body,
 )
-from reviewbot.github.event import PullRequestEvent
+from reviewbot.github.event import PullComment, PullRequestEvent, pull_event
 from reviewbot.github.positions import commentable
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
@@ -80,6 +83,10 @@ class PostingFailed(Exception):
     """GitHub kept refusing or failing a write; the findings are in the SARIF file."""
 
 
+class NotFound(PostingFailed):
+    """GitHub answered 404: what the write is about is gone (a deleted comment)."""
+
+
 class Refused(Exception):
     """GitHub answered 422 to a review: `message` says why (its documented errors)."""
 
@@ -116,6 +123,7 @@ class PostResult:
     posted: int = 0
     already_posted: int = 0
     resolved: int = 0
+    dismissed: int = 0
     elsewhere: list[Placed] = field(default_factory=list)
     summary_url: str | None = None
 
@@ -179,10 +187,12 @@ class Poster:
                 placed.append((finding, fingerprint(data, finding)))
         current = {mark for _, mark in placed}
         # Read right before writing: another run may have posted since this one began.
-        ours = self._our_review_comments()
+        ours, dismissed = self._our_review_comments()
         fresh: list[Comment] = []
         for finding, mark in placed:
-            if mark in ours:
+            if mark in dismissed:
+                result.dismissed += 1
+            elif mark in ours:
                 result.already_posted += 1
             elif len(fresh) >= self.max_comments:
                 elsewhere.append(Placed(finding, f"over the {self.max_comments} comments of "
@@ -196,7 +206,8 @@ class Poster:
         result.resolved = self._resolve(ours, current | {_mark(p, data) for p in elsewhere})
         facts = SummaryFacts(head_sha=self.event.head_sha, posted=result.posted,
                              already_posted=result.already_posted, resolved=result.resolved,
-                             elsewhere=result.elsewhere, notes=notes)
+                             elsewhere=result.elsewhere, notes=notes,
+                             dismissed=result.dismissed)
         result.summary_url = self._write_summary(self.redact(summary_body(data, facts)))
         return result
 
@@ -297,14 +308,20 @@ class Poster:
         if self._login is None:
             self._login = login
 
-    def _our_review_comments(self) -> dict[str, Any]:
-        """fingerprint -> this bot's open (not yet resolved) review comment."""
+    def _our_review_comments(self) -> tuple[dict[str, Any], set[str]]:
+        """fingerprint -> this bot's open (not resolved, not dismissed) review comment, and
+        the fingerprints dismissed on this pull request."""
         ours: dict[str, Any] = {}
+        dismissed: set[str] = set()
         for comment in self.pull.get_review_comments():
             match = FINGERPRINT.search(comment.body or "")
-            if match and self._is_ours(comment.user):
-                ours.setdefault(match.group("fp") + (match.group("resolved") or ""), comment)
-        return {fp: c for fp, c in ours.items() if not fp.endswith(";resolved")}
+            if not (match and self._is_ours(comment.user)):
+                continue
+            if match.group("state") == ";dismissed":
+                dismissed.add(match.group("fp"))
+            elif match.group("state") is None:
+                ours.setdefault(match.group("fp"), comment)
+        return {fp: c for fp, c in ours.items() if fp not in dismissed}, dismissed
 
     def _resolve(self, ours: dict[str, Any], current: set[str]) -> int:
         """Mark the comments whose finding is gone from the pull request as it stands."""
@@ -329,6 +346,89 @@ class Poster:
                               happened=self._summary_comment)
         self._learn_login(created.user.login)
         return str(created.html_url)
+
+    # --- conversation ------------------------------------------------------------------
+
+    def pull_event(self, env: Mapping[str, str], event_name: str) -> PullRequestEvent:
+        """The pull request as the API describes it now (a comment event's payload does not
+        carry it); the poster reviews and answers about this one from here on."""
+        self.event = pull_event(self.pull.raw_data, env, event_name)
+        return self.event
+
+    def may_command(self, comment: PullComment) -> bool:
+        """Whether the comment's author has write access to the repository (GitHub's
+        permission API; if the token may not read it, only the repository's owner)."""
+        from github import GithubException
+
+        assert self._repo is not None  # noqa: S101 (pull connects first)
+        try:
+            permission = self._repo.get_collaborator_permission(comment.login)
+        except GithubException as exc:
+            if exc.status not in (403, 404):
+                raise
+            return comment.association == "OWNER"
+        return permission in ("admin", "maintain", "write")
+
+    def summary_url(self) -> str | None:
+        found = self._summary_comment()
+        return str(found.html_url) if found is not None else None
+
+    def thread_root(self, comment: PullComment) -> Any | None:
+        """The reviewbot finding comment a review comment replies to, if it is one."""
+        from github import GithubException
+
+        if comment.kind != "review" or comment.in_reply_to is None:
+            return None
+        try:
+            root = self.pull.get_review_comment(comment.in_reply_to)
+        except GithubException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        mine = self._is_ours(root.user) and FINGERPRINT.search(root.body or "")
+        return root if mine else None
+
+    def dismiss(self, root: Any, login: str, reason: str) -> bool:
+        """Mark a finding's comment dismissed (False: it already was)."""
+        match = FINGERPRINT.search(root.body or "")
+        if match is None or match.group("state") == ";dismissed":
+            return False
+        body = self.redact(dismissed_body(root.body, login, reason))
+        self._write(partial(root.edit, body))
+        return True
+
+    def reply(self, comment: PullComment, text: str) -> str:
+        """Answer a comment (in its thread for a review comment), once: a re-run of the same
+        event finds the answer already there. Its URL."""
+        body = self.redact(reply_body(text, comment.id))[:MAX_BODY]
+        found = self._reply_to(comment)
+        if found is not None:
+            return str(found.html_url)
+        if comment.kind == "review":
+            def in_thread(thread: int) -> Any:
+                return self._write(lambda: self.pull.create_review_comment_reply(thread, body),
+                                   happened=partial(self._reply_to, comment))
+            try:
+                created = in_thread(comment.in_reply_to or comment.id)
+            except NotFound:
+                if comment.in_reply_to is None:
+                    raise
+                created = in_thread(comment.id)  # the thread's first comment was deleted
+        else:
+            created = self._write(lambda: self.pull.create_issue_comment(body),
+                                  happened=partial(self._reply_to, comment))
+        self._learn_login(created.user.login)
+        return str(created.html_url)
+
+    def _reply_to(self, comment: PullComment) -> Any | None:
+        listed = (self.pull.get_review_comments() if comment.kind == "review"
+                  else self.pull.get_issue_comments())
+        for candidate in listed:
+            match = REPLY.search(candidate.body or "")
+            if match and int(match.group("id")) == comment.id and self._is_ours(
+                    candidate.user):
+                return candidate
+        return None
 
     # --- writes ------------------------------------------------------------------------
 
@@ -376,6 +476,8 @@ class Poster:
             return Refused(_message(exc))
         if exc.status == 403 and not _rate_limited(exc):
             return ReadOnlyToken(_message(exc))
+        if exc.status == 404:
+            return NotFound(f"GitHub answered 404: {_message(exc)}")
         return PostingFailed(f"GitHub answered {exc.status}: {_message(exc)}")
 
     def _wait_for(self, exc: Any, attempt: int) -> float | None:

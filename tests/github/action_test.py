@@ -64,13 +64,20 @@ def readme_workflow() -> dict[str, Any]:
 
 def test_the_readme_workflow_is_one_review_per_pull_request_at_a_time() -> None:
     workflow = readme_workflow()
-    assert list(workflow[True]) == ["pull_request"]  # `on:` (YAML 1.1 reads it as true)
-    assert workflow["concurrency"] == {
-        "group": "reviewbot-${{ github.event.pull_request.number }}",
-        "cancel-in-progress": False}
+    # `on:` (YAML 1.1 reads it as true): reviews, and commands in both kinds of comment.
+    assert workflow[True] == {"pull_request": None,
+                              "issue_comment": {"types": ["created"]},
+                              "pull_request_review_comment": {"types": ["created"]}}
+    number = "github.event.pull_request.number || github.event.issue.number"
+    assert workflow["concurrency"] == {"group": f"reviewbot-${{{{ {number} }}}}",
+                                       "cancel-in-progress": False}
+    job = workflow["jobs"]["reviewbot"]
+    assert "contains(github.event.comment.body, '/reviewbot')" in job["if"]
+    assert "github.event.issue.pull_request" in job["if"]
     assert workflow["permissions"]["pull-requests"] == "write"
-    steps = workflow["jobs"]["reviewbot"]["steps"]
+    steps = job["steps"]
     assert steps[0]["with"]["fetch-depth"] == 0
+    assert "ref" not in steps[0]["with"]  # a command's run never checks out the head's code
     ours = next(step for step in steps if step.get("id") == "reviewbot")
     assert set(ours["with"]) <= set(ACTION["inputs"])
     assert steps[1]["with"]["path"] == ".reviewbot/cache"

@@ -1,0 +1,147 @@
+"""Answer someone who talks to reviewbot on a pull request (a comment event).
+
+Who may: people with write access to the repository (GitHub's permission API); anyone else
+gets one short answer and no action. Bots, reviewbot itself included, are never answered. A
+comment is untrusted text: only its `/reviewbot` line is read (`commands.parse`), and a
+dismissal's reason is shown back inert; nothing in it reaches endpoints, keys, limits, tools
+or exit codes.
+
+`help`, `ignore` and a refusal are answered here. `review` and `explain` need the review
+itself: `start` hands them back to the command line as a `Talk`, with the pull request read
+from the API (a comment's payload does not hold its commits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reviewbot.github.action import (
+    FAILED,
+    Notice,
+    guarded,
+    new_poster,
+    token_of,
+)
+from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
+from reviewbot.github.comments import FINGERPRINT, explanation
+from reviewbot.github.event import CommentEvent, PullRequestEvent
+from reviewbot.github.poster import Poster
+from reviewbot.report import ReportInput
+from reviewbot.report.fingerprint import fingerprint
+
+NOT_ALLOWED = ("Only people with write access to this repository can ask reviewbot to act. "
+               "`/reviewbot help` lists the commands.")
+NOT_IN_A_THREAD = ("`/reviewbot {name}` works in reply to one of reviewbot's comments on a "
+                   "line of the diff.")
+
+
+@dataclass
+class Talk:
+    """A command that needs the review: `review` (post it) or `explain` (answer with the
+    finding of the comment it replies to)."""
+
+    event: CommentEvent
+    pull: PullRequestEvent
+    poster: Poster
+    command: Command
+    # The reviewbot comment an `explain` replies to.
+    root: Any | None = None
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The comment needed no review: answered, or nothing to do. `ok` is False when a write
+    to GitHub failed."""
+
+    ok: bool = True
+
+
+def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice: Notice,
+          redact: Callable[[str], str]) -> Talk | Answered:
+    comment = event.comment
+    if event.action != "created":
+        notice(f"a comment was {event.action}: reviewbot answers new comments only")
+        return Answered()
+    if not event.on_pull_request:
+        notice("the comment is on an issue, not a pull request: nothing to do")
+        return Answered()
+    if comment.user_type == "Bot":
+        notice("the comment is a bot's: reviewbot never answers bots (itself included)")
+        return Answered()
+    command = parse(comment.body)
+    if command is None:
+        notice("the comment holds no /reviewbot command: nothing to do")
+        return Answered()
+    token = token_of(env)
+    if not token:
+        notice("no GitHub token (the github-token input, or GITHUB_TOKEN): reviewbot cannot "
+               "answer the comment")
+        return Answered()
+    placeholder = PullRequestEvent(
+        number=event.number, base_sha="", head_sha="", base_ref="",
+        repository=event.repository, from_fork=False, api_url=event.api_url,
+        event_name=event.event_name)
+    poster = new_poster(event.pull or placeholder, token, max_comments, notice, redact)
+    found = guarded(notice, "answering the comment",
+                    lambda: _triage(event, command, poster, env), elsewhere="")
+    if found is FAILED:
+        return Answered(ok=False)
+    if isinstance(found, Talk | Answered):
+        return found
+    return Answered()  # the token may not write here: said by `guarded`
+
+
+def _triage(event: CommentEvent, command: Command, poster: Poster,
+            env: Mapping[str, str]) -> Talk | Answered:
+    comment = event.comment
+    pull = poster.pull_event(env, event.event_name)
+    if not poster.may_command(comment):
+        poster.reply(comment, NOT_ALLOWED)
+        return Answered()
+    if command.name == "unknown":
+        poster.reply(comment, f"reviewbot has no command `{command.word}`.\n\n{HELP}")
+        return Answered()
+    if command.name == "help":
+        poster.reply(comment, HELP)
+        return Answered()
+    root = poster.thread_root(comment) if command.name in THREAD_COMMANDS else None
+    if command.name in THREAD_COMMANDS and root is None:
+        poster.reply(comment, NOT_IN_A_THREAD.format(name=command.name))
+        return Answered()
+    if command.name == "ignore":
+        done = poster.dismiss(root, comment.login, command.argument)
+        poster.reply(comment, "Dismissed: reviewbot will not post this finding again on this "
+                              "pull request." if done else "This finding was already "
+                              "dismissed.")
+        return Answered()
+    return Talk(event=event, pull=pull, poster=poster, command=command, root=root)
+
+
+def confirm_review(talk: Talk, notice: Notice) -> bool:
+    """Answer `/reviewbot review` once the review is posted (False: the answer failed)."""
+    def answer() -> str:
+        where = talk.poster.summary_url()
+        text = (f"Reviewed `{talk.pull.head_sha[:12]}`, the whole pull request: "
+                + (f"[the summary comment]({where}) is up to date." if where else
+                   "the findings are in the job summary."))
+        return talk.poster.reply(talk.event.comment, text)
+
+    return guarded(notice, "answering the comment", answer, elsewhere="") is not FAILED
+
+
+def explain(talk: Talk, data: ReportInput, notice: Notice) -> bool:
+    """Answer `/reviewbot explain` in its thread, with the finding the review reports under
+    the replied-to comment's fingerprint (False: the answer failed)."""
+    match = FINGERPRINT.search(talk.root.body or "") if talk.root is not None else None
+    wanted = match.group("fp") if match else ""
+    finding = next((f for f in data.report.findings if fingerprint(data, f) == wanted), None)
+    if finding is None:
+        text = (f"reviewbot no longer reports this at `{talk.pull.head_sha[:12]}`: the code "
+                "changed, or the finding was fixed.")
+    else:
+        text = explanation(finding, data)
+    return guarded(notice, "answering the comment",
+                   lambda: talk.poster.reply(talk.event.comment, text),
+                   elsewhere="") is not FAILED
