@@ -10,8 +10,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reviewbot.report import ReportInput, display_path, model_line
-from reviewbot.report.markdown import code_block, inline_code
+from reviewbot.report import ReportInput, display_path
+from reviewbot.report.markup import code_block, inline_code
+from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
 
@@ -130,10 +131,7 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"units in {stats.files} files (+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
-              f"{counts.get('info', 0)} |", ""]
-    model = model_line(report)
-    if model:
-        lines += [model.replace("model (", "Model (", 1) + ".", ""]
+              f"{counts.get('info', 0)} |", "", *walkthrough(data), ""]
     dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
     lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
                  f"{facts.resolved} earlier comments resolved{dismissed}.")

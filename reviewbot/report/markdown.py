@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from itertools import groupby
 
 from reviewbot.report import (
     ReportInput,
     clip_lines,
     display_path,
-    model_line,
     nothing_to_review,
 )
+from reviewbot.report.markup import code_block, inline_code
+from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
 
@@ -38,13 +38,12 @@ class MarkdownReporter:
         lines.append("| ---: | ---: | ---: |")
         lines.append(f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
                      f"{counts.get('info', 0)} |")
-        model = model_line(report)
-        if model:
-            lines += ["", model.replace("model (", "Model (", 1) + "."]
+        lines += ["", *walkthrough(data)]
         if not report.findings:
             return "\n".join([*lines, "", "No findings."])
+        lines += ["", "### Findings"]
         for path, findings in groupby(report.findings, key=lambda f: f.file_path):
-            lines += ["", f"### {inline_code(display_path(path))}", ""]
+            lines += ["", f"#### {inline_code(display_path(path))}", ""]
             lines += [_item(data, f) for f in findings]
         return "\n".join(lines)
 
@@ -66,18 +65,3 @@ def _item(data: ReportInput, finding: Finding) -> str:
         whole = shown == finding.replacement.split("\n")
         text += "\n\n" + code_block(shown, "suggestion" if whole else "")
     return text
-
-
-def code_block(lines: list[str], info: str, indent: str = "  ") -> str:
-    """A fenced block, its fence longer than any backtick run inside it."""
-    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = "\n".join(f"{indent}{line}" for line in lines)
-    return f"{indent}{fence}{info}\n{body}\n{indent}{fence}"
-
-
-def inline_code(text: str) -> str:
-    """`text` as Markdown inline code, whatever backticks it holds (CommonMark 6.1)."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"

@@ -35,6 +35,9 @@ def test_a_first_review(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -
     summary = pull.github.summary()["body"]
     assert f"<!-- reviewbot:summary head={pull.head} -->" in summary
     assert "Inline: 1 new comments, 0 already posted, 0 earlier comments resolved." in summary
+    # It opens with what the pull request does.
+    assert "### What this change does" in summary
+    assert "| `app/run.py` | added | +5 -0 | security-sensitive, 1 error |" in summary
     assert "review posted: 1 new comments" in err
     assert outputs(pull)["errors"] == "1"
     sarif = json.loads(Path(outputs(pull)["sarif"]).read_text())

@@ -1,0 +1,81 @@
+"""The walkthrough that opens `--format markdown` and the pull request's summary comment."""
+
+from __future__ import annotations
+
+from reviewbot.report import ReportInput
+from reviewbot.report.walkthrough import MAX_FILES, MAX_FOLDERS, walkthrough
+from reviewbot.schema import (
+    Finding,
+    IndexUnit,
+    LineNumbers,
+    Metrics,
+    ModelStats,
+    RunReport,
+    RunStats,
+    Tag,
+)
+
+
+def unit(path: str, *tags: Tag, added: int = 1, removed: int = 0,
+         kind: str = "modify") -> IndexUnit:
+    return IndexUnit(unit_id=f"u-{path}", file_path=path, patch_type=kind,  # type: ignore[arg-type]
+                     tags=tags, metrics=Metrics(added_lines=added, removed_lines=removed),
+                     line_numbers=LineNumbers(new_compact="L3-L9"))
+
+
+def finding(path: str, severity: str = "error") -> Finding:
+    return Finding(file_path=path, start_line=3, end_line=3, severity=severity,  # type: ignore[arg-type]
+                   category="security", rule_id="python.shell-injection", title="t",
+                   message="m")
+
+
+def lines_of(units: list[IndexUnit], findings: tuple[Finding, ...] = (),
+             **stats: object) -> list[str]:
+    report = RunReport(run_id="r", units=tuple(units), findings=findings,
+                       stats=RunStats(units=len(units), **stats))  # type: ignore[arg-type]
+    return walkthrough(ReportInput(report=report))
+
+
+def test_one_row_per_file_with_what_matters_about_it() -> None:
+    lines = lines_of([unit("app/run.py", "security_sensitive", added=5, kind="add"),
+                      unit("app/run.py", "security_sensitive", added=2),
+                      unit(".github/workflows/ci.yml", "ci_workflow", "config_file"),
+                      unit("docs/guide.md", "docs", "only_docs", added=3, removed=1)],
+                     (finding("app/run.py"), finding("app/run.py", "info")))
+    assert lines[:4] == ["### What this change does", "", "| file | change | lines | notes |",
+                         "| --- | --- | ---: | --- |"]
+    assert "| `app/run.py` | added | +7 -0 | security-sensitive, 1 error, 1 info |" in lines
+    assert "| `docs/guide.md` | modified | +3 -1 | docs |" in lines
+    look = next(line for line in lines if line.startswith("**Where to look:**"))
+    assert "security-sensitive code in `app/run.py` (L3-L9, L3-L9)" in look
+    assert "a CI workflow (runs with the repository's secrets) in `.github/workflows/ci.yml`" \
+        in look
+    assert lines[-1] == ("**How it was reviewed:** the rules read all 4 units; no model "
+                         "(offline).")
+
+
+def test_a_large_change_names_the_files_that_matter_and_counts_the_rest() -> None:
+    risky = [unit(f"api/r{n}.py", "security_sensitive") for n in range(3)]
+    plain = [unit(f"pkg{n % 30:02d}/m{n}.py", added=2) for n in range(200)]
+    lines = lines_of(plain + risky, (finding("pkg00/m0.py"),))
+    rows = [line for line in lines if line.startswith("| `") or line.startswith("| else")]
+    named = [line for line in rows if "more files" not in line]
+    assert len(named) == MAX_FILES
+    assert "| `api/r0.py` | modified | +1 -0 | security-sensitive |" in named
+    assert any(line.startswith("| `pkg00/m0.py` |") and "1 error" in line for line in named)
+    folders = [line for line in rows if "more files" in line]
+    assert len(folders) == MAX_FOLDERS + 1 and folders[-1].startswith("| elsewhere |")
+    counted = sum(int(line.split("|")[2].split()[0]) for line in folders)
+    assert counted + len(named) == 203
+
+
+def test_how_it_was_reviewed_with_a_model_and_ignored_files() -> None:
+    model = ModelStats(mode="tools", reviewed_units=1, skipped_units={"call_cap": 1}, calls=3)
+    lines = lines_of([unit("a.py"), unit("b.py")], ignored_units=1, model=model)
+    assert lines[-1].startswith(
+        "**How it was reviewed:** the rules read all 2 units (1 in files the configuration "
+        "ignores, for secrets only); the model (tools): 1 of 2 units reviewed")
+
+
+def test_nothing_changed_nothing_said() -> None:
+    assert lines_of([]) == []
