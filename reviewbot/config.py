@@ -20,6 +20,7 @@ import re
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, get_args, get_type_hints
 
@@ -41,6 +42,14 @@ class PathInstruction(_Section, frozen=True, kw_only=True):
 
     path: Annotated[str, Meta(min_length=1)]
     instructions: Annotated[str, Meta(min_length=1, max_length=4000)]
+
+
+class PathRules(_Section, frozen=True, kw_only=True):
+    """Rule settings for files matching a glob (`[[path_rules]]`), over `[rules]`."""
+
+    path: Annotated[str, Meta(min_length=1)]
+    # Same values as [rules]: "off" | "error" | "warning" | "info" | true | false.
+    rules: dict[str, str | bool]
 
 
 _Price = Annotated[float, Meta(ge=0)]
@@ -104,6 +113,7 @@ class FileConfig(_Section, frozen=True, kw_only=True):
     model_findings_block: bool | None = None
     # "off" | "error" | "warning" | "info" | true | false, checked in _rule_setting.
     rules: dict[str, str | bool] = msgspec.field(default_factory=dict)
+    path_rules: list[PathRules] = msgspec.field(default_factory=list)
     model: ModelSection = msgspec.field(default_factory=ModelSection)
     limits: LimitsSection | None = None
 
@@ -173,6 +183,8 @@ class Config:
     # Glob patterns (fnmatch, on repository paths) of files not to review.
     ignore: tuple[str, ...] = ()
     rules: Mapping[str, RuleSetting] = field(default_factory=dict)
+    # (glob, rule id -> setting), in the order read: the last match wins over `rules`.
+    path_rules: tuple[tuple[str, Mapping[str, RuleSetting]], ...] = ()
     instructions: str = ""
     path_instructions: tuple[PathInstruction, ...] = ()
     # Whether model findings can fail the run; None: only outside the pre-commit hook.
@@ -184,8 +196,15 @@ class Config:
     # What the user should hear about the files (one ignored for another).
     notes: tuple[str, ...] = ()
 
-    def rule(self, rule_id: str) -> RuleSetting:
-        return self.rules.get(rule_id, RuleSetting())
+    def rule(self, rule_id: str, path: str | None = None) -> RuleSetting:
+        """The rule's setting, for a file when `path` is given (`[[path_rules]]`)."""
+        setting = self.rules.get(rule_id, RuleSetting())
+        if path is not None:
+            for glob, rules in self.path_rules:
+                if rule_id in rules and (fnmatch(path, glob) or
+                                         fnmatch(PurePosixPath(path).name, glob)):
+                    setting = rules[rule_id]
+        return setting
 
     @property
     def source(self) -> str:
@@ -256,6 +275,8 @@ def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root:
     parsed = _validate(table, source)
     _check_trust(parsed, source, trusted)
     _check_rule_ids(parsed.rules, known_rules, source)
+    for entry in parsed.path_rules:
+        _check_rule_ids(entry.rules, known_rules, f"{source}: path_rules {entry.path!r}")
     updates: dict[str, Any] = {"sources": (*config.sources, source)}
     for key in ("fail_level", "keep_runs", "model_findings_block"):
         value = getattr(parsed, key)
@@ -272,13 +293,24 @@ def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root:
                                                           parsed.instructions) if t)
     if parsed.path_instructions:
         updates["path_instructions"] = (*config.path_instructions, *parsed.path_instructions)
-    if parsed.rules:
-        updates["rules"] = {**config.rules, **{k: _rule_setting(v, f"{source}: rules.{k}")
-                                               for k, v in parsed.rules.items()}}
+    updates |= _rule_updates(config, parsed, source)
     updates["model"] = _model(config.model, parsed.model, Origin(source, trusted))
     if parsed.limits is not None:
         updates["limits"] = _limits(config.limits, parsed.limits, trusted)
     return replace(config, **updates)
+
+
+def _rule_updates(config: Config, parsed: FileConfig, source: str) -> dict[str, Any]:
+    updates: dict[str, Any] = {}
+    if parsed.rules:
+        updates["rules"] = {**config.rules, **{k: _rule_setting(v, f"{source}: rules.{k}")
+                                               for k, v in parsed.rules.items()}}
+    if parsed.path_rules:
+        updates["path_rules"] = (*config.path_rules, *(
+            (entry.path, {k: _rule_setting(v, f"{source}: path_rules {entry.path!r}: {k}")
+                          for k, v in entry.rules.items()})
+            for entry in parsed.path_rules))
+    return updates
 
 
 def _validate(table: Mapping[str, Any], source: str) -> FileConfig:

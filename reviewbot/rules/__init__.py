@@ -147,13 +147,14 @@ def _check_change(change: FileChange, config: Config) -> _Checked:
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:
-    setting = config.rule(secrets.HISTORY_RULE.id)
-    lines = [line for line in history if not matches_any(line.file_path, config.ignore)]
-    if not setting.enabled or not lines:
+    rule_id = secrets.HISTORY_RULE.id
+    lines = [line for line in history if not matches_any(line.file_path, config.ignore)
+             and config.rule(rule_id, line.file_path).enabled]
+    if not lines:
         return []
     found = secrets.HISTORY_RULE.check_history(lines)
-    return [f.replace(severity=setting.severity) if setting.severity else f
-            for f in found]
+    return [f.replace(severity=setting.severity) if (setting := config.rule(
+        rule_id, f.file_path)).severity else f for f in found]
 
 
 def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew,
@@ -180,10 +181,10 @@ def _check_file(change: FileChange, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     replaced = {rule_id for scanner in scanners.RULES
-                if config.rule(scanner.id).enabled and scanner.available_for(change)
-                for rule_id in scanner.replaces}
+                if config.rule(scanner.id, change.path).enabled
+                and scanner.available_for(change) for rule_id in scanner.replaces}
     for rule in RULES.values():
-        setting = config.rule(rule.id)
+        setting = config.rule(rule.id, change.path)
         if not setting.enabled or rule.id in replaced or not rule.applies_to(change):
             continue
         if change.tags & (SECRETS_ONLY_TAGS | {IGNORED}) and rule.category != "secrets":

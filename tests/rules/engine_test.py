@@ -75,6 +75,28 @@ def test_config_switches_rules_off_and_relevels(tmp_path: Path) -> None:
         ("python.shell-injection", "info")}
 
 
+def test_path_rules_override_rules_for_matching_files(tmp_path: Path) -> None:
+    (tmp_path / ".reviewbot.toml").write_text(
+        '[rules]\n"python.shell-injection" = "warning"\n'
+        '[[path_rules]]\npath = "scripts/*"\nrules = { "python.shell-injection" = "off" }\n'
+        '[[path_rules]]\npath = "scripts/release.py"\n'
+        'rules = { "python.shell-injection" = "error", "python.debug-leftover" = false }\n')
+    config = load_config(tmp_path, RULES)
+    code = RISKY + "print(1)\n"
+    assert {(f.rule_id, f.severity) for f in findings("src/run.py", code, config=config)} == {
+        ("python.shell-injection", "warning"), ("python.debug-leftover", "info")}
+    assert findings("scripts/build.py", code, config=config) == []
+    # The last matching entry wins.
+    assert {(f.rule_id, f.severity) for f in findings("scripts/release.py", code,
+                                                       config=config)} == {
+        ("python.shell-injection", "error")}
+    (tmp_path / ".reviewbot.toml").write_text(
+        '[[path_rules]]\npath = "x/*"\nrules = { "python.shel-injection" = "off" }\n')
+    with pytest.raises(ConfigError, match=r"path_rules 'x/\*'.*did you mean "
+                                          r"'python.shell-injection'"):
+        load_config(tmp_path, RULES)
+
+
 def test_config_ignore_globs_drop_units() -> None:
     result = review("legacy/run.py", RISKY, config=Config(ignore=("legacy/*",)))
     assert (result.units, result.findings, result.ignored_units) == ((), (), 1)
