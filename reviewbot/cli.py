@@ -319,6 +319,10 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     _fetch_pull(repo, talk.pull, events)
     run = prepare(talk.pull, os.environ, "pr-review", max_comments, events.notice, redact,
                   poster=talk.poster)
+    if talk.command.name == "ignore":
+        config = _load_config(repo, run.request, args, events, run.event.base_sha)
+        done = conversation.dismiss(talk, config.dismissals_to_propose, events.notice)
+        return EXIT_CLEAN if done else EXIT_INTERNAL
     if talk.command.name == "review":
         args.no_cache = True  # "as it stands now, in full": the model is asked anew
         code = _deliver_github(args, repo, redactor, events, run)

@@ -111,6 +111,7 @@ class FileConfig(_Section, frozen=True, kw_only=True):
     instructions: Annotated[str, Meta(max_length=8000)] = ""
     path_instructions: list[PathInstruction] = msgspec.field(default_factory=list)
     model_findings_block: bool | None = None
+    dismissals_to_propose: Annotated[int, Meta(ge=0, le=1000)] | None = None
     # "off" | "error" | "warning" | "info" | true | false, checked in _rule_setting.
     rules: dict[str, str | bool] = msgspec.field(default_factory=dict)
     path_rules: list[PathRules] = msgspec.field(default_factory=list)
@@ -189,6 +190,9 @@ class Config:
     path_instructions: tuple[PathInstruction, ...] = ()
     # Whether model findings can fail the run; None: only outside the pre-commit hook.
     model_findings_block: bool | None = None
+    # Pull requests on which a rule must be dismissed in one place before reviewbot proposes
+    # the setting that stops it there (0: never).
+    dismissals_to_propose: int = 3
     model: ModelConfig = ModelConfig()
     limits: Limits = Limits()
     # The files read, in the order they were applied.
@@ -278,7 +282,7 @@ def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root:
     for entry in parsed.path_rules:
         _check_rule_ids(entry.rules, known_rules, f"{source}: path_rules {entry.path!r}")
     updates: dict[str, Any] = {"sources": (*config.sources, source)}
-    for key in ("fail_level", "keep_runs", "model_findings_block"):
+    for key in ("fail_level", "keep_runs", "model_findings_block", "dismissals_to_propose"):
         value = getattr(parsed, key)
         if value is not None:
             updates[key] = value

@@ -98,6 +98,8 @@ class FakeGitHub:
     permission_forbidden: bool = False
     # The pull request's head is in another repository (a fork).
     fork: bool = False
+    # Review comments on the repository's other pull requests.
+    other_comments: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -167,6 +169,13 @@ class FakeGitHub:
             comment = self._issue_comment(body, self._account(login, kind))
             self.issue_comments.append(comment)
         return comment
+
+    def add_other_comment(self, number: int, body: str, path: str) -> None:
+        """A comment by the token's user on another pull request of the repository."""
+        comment = self._review_comment({"path": path, "line": 1, "body": body,
+                                        "side": "RIGHT"}, self._me(), 0)
+        comment["pull_request_url"] = f"{self.url}/repos/{self.repository}/pulls/{number}"
+        self.other_comments.append(comment)
 
     # --- routing -----------------------------------------------------------------------
     def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
@@ -241,6 +250,9 @@ class FakeGitHub:
                                                                f"{pull}/reviews")),
             ("GET", f"{issue}/comments", lambda q, b: self._page(self.issue_comments, q,
                                                                  f"{issue}/comments")),
+            # Every pull request's review comments: this one's, and `other_comments`.
+            ("GET", f"{repo}/pulls/comments", lambda q, b: self._page(
+                self.other_comments + self.review_comments, q, f"{repo}/pulls/comments")),
             ("POST", f"{pull}/reviews", self._create_review),
             ("POST", f"{issue}/comments", self._create_issue_comment),
         ]

@@ -21,10 +21,11 @@ ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 MAX_BODY = 65_536
 # Room kept below it for what the redaction pass and the markers may add.
 _MARGIN = 2_000
-# A finding's comment: its fingerprint, and ";resolved" (gone from the pull request) or
-# ";dismissed" (someone with write access dismissed it: never posted again here).
-FINGERPRINT = re.compile(
-    r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolved|;dismissed)? -->")
+# A finding's comment: its fingerprint, ";resolved" (gone from the pull request) or
+# ";dismissed" (someone with write access dismissed it: never posted again here), and its
+# rule (what repeated dismissals are counted by).
+FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolved|;dismissed)?"
+                         r"(?: rule=(?P<rule>[a-z0-9_.-]+))? -->")
 # reviewbot's answer to a comment, so that a re-run of the same event answers once.
 REPLY = re.compile(r"<!-- reviewbot:reply to=(?P<id>\d+) -->")
 SUMMARY = re.compile(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
@@ -52,7 +53,8 @@ def finding_body(finding: Finding, fingerprint: str) -> str:
         parts += ["", f"Fix: {neutral(finding.suggestion)}"]
     source = "the review model (checked against the diff)" if finding.source == "model" \
         else "a rule"
-    tail = ["", f"<sub>reviewbot, from {source}</sub>", f"<!-- reviewbot:fp={fingerprint} -->"]
+    tail = ["", f"<sub>reviewbot, from {source}</sub>",
+            f"<!-- reviewbot:fp={fingerprint} rule={finding.rule_id} -->"]
     if finding.replacement is not None:
         # "Commit suggestion" writes the block into the code: it is the whole fix or nothing.
         block = code_block(finding.replacement.split("\n"), "suggestion", indent="")
@@ -78,7 +80,11 @@ def dismissed_body(body: str, login: str, reason: str) -> str:
 
 
 def _with_state(body: str, state: str) -> str:
-    return FINGERPRINT.sub(lambda m: f"<!-- reviewbot:fp={m.group('fp')}{state} -->", body)
+    def marked(match: re.Match[str]) -> str:
+        rule = f" rule={match.group('rule')}" if match.group("rule") else ""
+        return f"<!-- reviewbot:fp={match.group('fp')}{state}{rule} -->"
+
+    return FINGERPRINT.sub(marked, body)
 
 
 def reply_body(text: str, to_comment: int) -> str:

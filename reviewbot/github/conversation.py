@@ -6,9 +6,10 @@ comment is untrusted text: only its `/reviewbot` line is read (`commands.parse`)
 dismissal's reason is shown back inert; nothing in it reaches endpoints, keys, limits, tools
 or exit codes.
 
-`help`, `ignore` and a refusal are answered here. `review` and `explain` need the review
-itself: `start` hands them back to the command line as a `Talk`, with the pull request read
-from the API (a comment's payload does not hold its commits).
+`help` and a refusal are answered here. `review`, `explain` and `ignore` need the review or
+the repository's config (read at the base): `start` hands them back to the command line as a
+`Talk`, with the pull request read from the API (a comment's payload does not hold its
+commits).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from reviewbot.github.action import (
 )
 from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
 from reviewbot.github.comments import FINGERPRINT, explanation
+from reviewbot.github.dismissals import proposal
 from reviewbot.github.event import CommentEvent, PullRequestEvent
 from reviewbot.github.poster import Poster
 from reviewbot.report import ReportInput
@@ -39,14 +41,14 @@ NOT_IN_A_THREAD = ("`/reviewbot {name}` works in reply to one of reviewbot's com
 
 @dataclass
 class Talk:
-    """A command that needs the review: `review` (post it) or `explain` (answer with the
-    finding of the comment it replies to)."""
+    """A command that needs the review or the config: `review` (post it), `explain` (answer
+    with the finding of the comment it replies to), `ignore` (dismiss that finding)."""
 
     event: CommentEvent
     pull: PullRequestEvent
     poster: Poster
     command: Command
-    # The reviewbot comment an `explain` replies to.
+    # The reviewbot comment an `explain` or `ignore` replies to.
     root: Any | None = None
 
 
@@ -110,13 +112,27 @@ def _triage(event: CommentEvent, command: Command, poster: Poster,
     if command.name in THREAD_COMMANDS and root is None:
         poster.reply(comment, NOT_IN_A_THREAD.format(name=command.name))
         return Answered()
-    if command.name == "ignore":
-        done = poster.dismiss(root, comment.login, command.argument)
-        poster.reply(comment, "Dismissed: reviewbot will not post this finding again on this "
-                              "pull request." if done else "This finding was already "
-                              "dismissed.")
-        return Answered()
     return Talk(event=event, pull=pull, poster=poster, command=command, root=root)
+
+
+def dismiss(talk: Talk, threshold: int, notice: Notice) -> bool:
+    """Answer `/reviewbot ignore`: the finding's comment marked dismissed, and, when its rule
+    has now been dismissed in this kind of place on `threshold` pull requests, the
+    `.reviewbot.toml` lines that would stop it there (False: a write failed)."""
+    def answer() -> str:
+        comment, root = talk.event.comment, talk.root
+        assert root is not None  # noqa: S101 (start found the thread's root)
+        if not talk.poster.dismiss(root, comment.login, talk.command.argument):
+            return talk.poster.reply(comment, "This finding was already dismissed.")
+        text = "Dismissed: reviewbot will not post this finding again on this pull request."
+        match = FINGERPRINT.search(root.body or "")
+        rule = match.group("rule") if match else None
+        if rule and threshold > 0:
+            found = proposal(talk.poster.repository_dismissals(), rule, root.path, threshold)
+            text += f"\n\n{found}" if found else ""
+        return talk.poster.reply(comment, text)
+
+    return guarded(notice, "answering the comment", answer, elsewhere="") is not FAILED
 
 
 def confirm_review(talk: Talk, notice: Notice) -> bool:

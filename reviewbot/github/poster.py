@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -43,6 +44,7 @@ from reviewbot.github.comments import (
     resolved_body,
     summary_body,
 )
+from reviewbot.github.dismissals import MAX_COMMENTS_READ, Dismissal
 from reviewbot.github.event import PullComment, PullRequestEvent, pull_event
 from reviewbot.github.positions import commentable
 from reviewbot.report import ReportInput
@@ -396,6 +398,22 @@ class Poster:
         body = self.redact(dismissed_body(root.body, login, reason))
         self._write(partial(root.edit, body))
         return True
+
+    def repository_dismissals(self) -> list[Dismissal]:
+        """reviewbot's dismissed comments across the repository's pull requests (the most
+        recently updated MAX_COMMENTS_READ review comments)."""
+        assert self._repo is not None  # noqa: S101 (pull connects first)
+        found: list[Dismissal] = []
+        listed = self._repo.get_pulls_comments(sort="updated", direction="desc")
+        for comment in itertools.islice(listed, MAX_COMMENTS_READ):
+            match = FINGERPRINT.search(comment.body or "")
+            if not (match and match.group("state") == ";dismissed" and match.group("rule")
+                    and self._is_ours(comment.user)):
+                continue
+            number = (comment.pull_request_url or "").rstrip("/").rsplit("/", 1)[-1]
+            if number.isdigit():
+                found.append(Dismissal(match.group("rule"), comment.path, int(number)))
+        return found
 
     def reply(self, comment: PullComment, text: str) -> str:
         """Answer a comment (in its thread for a review comment), once: a re-run of the same

@@ -38,6 +38,7 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
     "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}": ("delete",),
     "/repos/{owner}/{repo}/issues/{issue_number}/comments": ("get", "post"),
     "/repos/{owner}/{repo}/issues/comments/{comment_id}": ("patch",),
+    "/repos/{owner}/{repo}/pulls/comments": ("get",),
     "/repos/{owner}/{repo}/pulls/comments/{comment_id}": ("get", "patch"),
     "/repos/{owner}/{repo}/collaborators/{username}/permission": ("get",),
 }

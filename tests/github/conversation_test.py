@@ -176,7 +176,7 @@ def test_ignore_dismisses_the_finding_for_good(
     dismissed = finding_comment(pull)["body"]
     assert dismissed.startswith("🚫 **Dismissed** by @\u200bmaintainer: the path is a "
                                 "constant here.")
-    assert ";dismissed -->" in dismissed
+    assert ";dismissed rule=python.shell-injection -->" in dismissed
     [answer] = answers(pull)
     assert answer.startswith("Dismissed: reviewbot will not post this finding again")
     # The next review posts nothing for it, says so, and the check still counts it: the
@@ -319,3 +319,67 @@ def test_a_reply_to_a_deleted_comment(pull: PullRequest, monkeypatch: pytest.Mon
     gone = {"id": 99999, "path": "app/run.py", "line": 5}
     say(pull, monkeypatch, "/reviewbot explain", reply_to=gone)
     assert answers(pull)[0].startswith("`/reviewbot explain` works in reply to")
+
+
+def dismissed_elsewhere(pull: PullRequest, numbers: tuple[int, ...],
+                        rule: str = "python.shell-injection", path: str = "app/other.py") -> None:
+    for number in numbers:
+        pull.github.add_other_comment(
+            number, f"🚫 **Dismissed** by @\u200bsomeone.\n\n<!-- reviewbot:fp={number:032x}"
+                    f";dismissed rule={rule} -->", path)
+
+
+def test_repeated_dismissals_propose_the_setting_that_stops_them(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Dismissed in `app/*` on two earlier pull requests and now this one: the answer holds
+    the exact `.reviewbot.toml` lines, and once committed they silence the rule there."""
+    dismissed_elsewhere(pull, (3, 5))
+    # Neither a person's imitation nor another rule or place counts.
+    pull.github.other_comments.append({**pull.github.other_comments[0], "user": {
+        **pull.github.other_comments[0]["user"], "login": "mallory", "type": "User"},
+        "pull_request_url": f"{pull.github.url}/repos/acme/shop/pulls/9"})
+    dismissed_elsewhere(pull, (11,), rule="python.eval-exec")
+    dismissed_elsewhere(pull, (12,), path="tools/x.py")
+    reviewed(pull, monkeypatch)
+    say(pull, monkeypatch, "/reviewbot ignore", reply_to=finding_comment(pull))
+    [answer] = answers(pull)
+    assert "`python.shell-injection` has now been dismissed in `app/*` on 3 pull requests " \
+           "(#3, #5, #7)" in answer
+    snippet = answer.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    assert snippet == ('[[path_rules]]\npath = "app/*"\n'
+                       'rules = { "python.shell-injection" = "off" }')
+    # Committed to the base branch, the next review of the pull request no longer reports it.
+    pull.repo.git("checkout", "-q", "main")
+    pull.repo.write(".reviewbot.toml", snippet + "\n")
+    pull.base = pull.repo.commit("accept the proposal")
+    pull.repo.git("checkout", "-q", "topic")
+    pull.repo.git("merge", "-q", "--no-edit", "main")
+    pull.head = pull.repo.git("rev-parse", "HEAD").strip()
+    pull.sync()
+    assert reviewed(pull, monkeypatch) == 0
+
+
+def test_no_proposal_below_the_threshold(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    dismissed_elsewhere(pull, (3,))
+    reviewed(pull, monkeypatch)
+    ours = finding_comment(pull)
+    say(pull, monkeypatch, "/reviewbot ignore", reply_to=ours)
+    assert "has now been dismissed" not in answers(pull)[0]  # 2 of 3
+
+
+def test_the_repository_config_sets_the_threshold(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pull.repo.git("checkout", "-q", "main")
+    pull.repo.write(".reviewbot.toml", "dismissals_to_propose = 1\n")
+    pull.base = pull.repo.commit("propose at once")
+    pull.repo.git("checkout", "-q", "topic")
+    pull.repo.git("merge", "-q", "--no-edit", "main")
+    pull.head = pull.repo.git("rev-parse", "HEAD").strip()
+    pull.sync()
+    reviewed(pull, monkeypatch)
+    say(pull, monkeypatch, "/reviewbot ignore", reply_to=finding_comment(pull))
+    assert "on 1 pull requests (#7)" in answers(pull)[0]

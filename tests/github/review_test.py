@@ -66,7 +66,7 @@ def test_a_new_commit_posts_only_new_findings_and_resolves_the_fixed_one(
     assert [c["path"] for c in second["comments"]] == ["app/calc.py"]
     fixed = next(c for c in pull.github.review_comments if c["path"] == "app/run.py")
     assert fixed["body"].startswith(f"✅ **Resolved** in `{pull.head[:12]}`")
-    assert ";resolved -->" in fixed["body"]
+    assert ";resolved rule=python.shell-injection -->" in fixed["body"]
     summary = pull.github.summary()["body"]
     assert "(the whole pull request)" in summary and "1 earlier comments resolved" in summary
 
