@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from reviewbot.pipeline import ReviewOutcome
     from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
+    from reviewbot.review.answer import Ask
     from reviewbot.schema import ChangeRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -279,29 +280,39 @@ def _github_redact(redactor: Redactor) -> Callable[[str], str]:
     return lambda text: redactor.text(text, literal_bare_values=False)
 
 
+@dataclass(frozen=True)
+class _GithubReview:
+    outcome: ReviewOutcome
+    config: Config
+    data: ReportInput
+    session: ModelSession | None
+    cache: ResultCache | None
+
+
 def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
-                   events: Events, run: GithubRun) -> tuple[ReviewOutcome, Config, ReportInput]:
+                   events: Events, run: GithubRun) -> _GithubReview:
     from reviewbot.paths import runs_folder
     from reviewbot.pipeline import run_review
 
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
                          args, repo)
     session = None if args.offline else _session(config, events, redactor, "github")
+    cache = _cache(args, repo, session, events)
     with _progress(events, args):
         outcome = run_review(repo, run.request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
-                             redactor, _cache(args, repo, session, events), args.keep_context)
-    return outcome, config, _report_input(outcome, args)
+                             redactor, cache, args.keep_context)
+    return _GithubReview(outcome, config, _report_input(outcome, args), session, cache)
 
 
 def _deliver_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                     events: Events, run: GithubRun) -> int:
     from reviewbot.github.action import default_sarif, deliver
 
-    outcome, config, data = _github_review(args, repo, redactor, events, run)
-    posted = deliver(run, data, args.sarif or default_sarif(os.environ), os.environ,
+    done = _github_review(args, repo, redactor, events, run)
+    posted = deliver(run, done.data, args.sarif or default_sarif(os.environ), os.environ,
                      events.notice, _github_redact(redactor))
-    code = _print_report(outcome, config, args, redactor, events)
+    code = _print_report(done.outcome, done.config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
 
@@ -328,8 +339,25 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         code = _deliver_github(args, repo, redactor, events, run)
         ok = conversation.confirm_review(talk, events.notice)
         return code if ok else EXIT_INTERNAL
-    _, _, data = _github_review(args, repo, redactor, events, run)
-    return EXIT_CLEAN if conversation.explain(talk, data, events.notice) else EXIT_INTERNAL
+    reviewed = _github_review(args, repo, redactor, events, run)
+    answered = conversation.explain(talk, reviewed.data, events.notice,
+                                    _asker(repo, reviewed))
+    return EXIT_CLEAN if answered else EXIT_INTERNAL
+
+
+def _asker(repo: GitRepo, reviewed: _GithubReview) -> Ask | None:
+    """The model's answers about the reviewed change's findings; None without a model."""
+    from reviewbot.paths import private_folders
+    from reviewbot.review.answer import asker
+    from reviewbot.source import RepoSource
+
+    state = reviewed.outcome.state
+    if reviewed.session is None or state.diff is None:
+        return None
+    source = RepoSource(repo, state.diff, private=private_folders(
+        repo.root, reviewed.outcome.run_dir.path.parent))
+    return asker(reviewed.session, source, state.diff.units, state.bundle, reviewed.config,
+                 reviewed.cache)
 
 
 def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:

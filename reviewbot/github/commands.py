@@ -9,7 +9,8 @@ A command is a line of its own that starts with `/reviewbot` (the first such lin
                                  request, with the reason
 
 Anything else in the comment is prose for people. The words after a command are only ever a
-reason shown back in a comment (clipped, made inert): never an instruction.
+reason shown back in a comment (clipped, made inert): never an instruction. A reply without a
+command in a reviewbot comment's thread is a question for the model (fenced as data).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-CommandName = Literal["review", "help", "explain", "ignore", "unknown"]
+# "question": not a command, a plain reply in a reviewbot comment's thread.
+CommandName = Literal["review", "help", "explain", "ignore", "question", "unknown"]
 # Commands that act on the reviewbot comment they reply to.
-THREAD_COMMANDS = frozenset({"explain", "ignore"})
+THREAD_COMMANDS = frozenset({"explain", "ignore", "question"})
 MAX_REASON_CHARS = 500
 _COMMAND = re.compile(r"^[ \t]*/reviewbot(?:[ \t]+(?P<word>\S+))?(?:[ \t]+(?P<rest>.*))?$",
                       re.IGNORECASE | re.MULTILINE)

@@ -26,12 +26,13 @@ from reviewbot.github.action import (
     token_of,
 )
 from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
-from reviewbot.github.comments import FINGERPRINT, explanation
+from reviewbot.github.comments import FINGERPRINT, explanation, neutral
 from reviewbot.github.dismissals import proposal
 from reviewbot.github.event import CommentEvent, PullRequestEvent
 from reviewbot.github.poster import Poster
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
+from reviewbot.review.answer import EXPLAIN, MAX_ANSWER_CHARS, Ask
 
 NOT_ALLOWED = ("Only people with write access to this repository can ask reviewbot to act. "
                "`/reviewbot help` lists the commands.")
@@ -73,6 +74,8 @@ def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice
         notice("the comment is a bot's: reviewbot never answers bots (itself included)")
         return Answered()
     command = parse(comment.body)
+    if command is None and comment.kind == "review" and comment.in_reply_to is not None:
+        command = Command(name="question", argument=comment.body)
     if command is None:
         notice("the comment holds no /reviewbot command: nothing to do")
         return Answered()
@@ -87,7 +90,7 @@ def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice
         event_name=event.event_name)
     poster = new_poster(event.pull or placeholder, token, max_comments, notice, redact)
     found = guarded(notice, "answering the comment",
-                    lambda: _triage(event, command, poster, env), elsewhere="")
+                    lambda: _triage(event, command, poster, env, notice), elsewhere="")
     if found is FAILED:
         return Answered(ok=False)
     if isinstance(found, Talk | Answered):
@@ -96,11 +99,15 @@ def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice
 
 
 def _triage(event: CommentEvent, command: Command, poster: Poster,
-            env: Mapping[str, str]) -> Talk | Answered:
+            env: Mapping[str, str], notice: Notice) -> Talk | Answered:
     comment = event.comment
     pull = poster.pull_event(env, event.event_name)
+    question = command.name == "question"
     if not poster.may_command(comment):
-        poster.reply(comment, NOT_ALLOWED)
+        if question:  # a reply in a thread is not a command: no refusal either
+            notice("a reply by someone without write access: not answered")
+        else:
+            poster.reply(comment, NOT_ALLOWED)
         return Answered()
     if command.name == "unknown":
         poster.reply(comment, f"reviewbot has no command `{command.word}`.\n\n{HELP}")
@@ -110,7 +117,10 @@ def _triage(event: CommentEvent, command: Command, poster: Poster,
         return Answered()
     root = poster.thread_root(comment) if command.name in THREAD_COMMANDS else None
     if command.name in THREAD_COMMANDS and root is None:
-        poster.reply(comment, NOT_IN_A_THREAD.format(name=command.name))
+        if question:
+            notice("a reply in a thread reviewbot did not start: nothing to do")
+        else:
+            poster.reply(comment, NOT_IN_A_THREAD.format(name=command.name))
         return Answered()
     return Talk(event=event, pull=pull, poster=poster, command=command, root=root)
 
@@ -147,17 +157,36 @@ def confirm_review(talk: Talk, notice: Notice) -> bool:
     return guarded(notice, "answering the comment", answer, elsewhere="") is not FAILED
 
 
-def explain(talk: Talk, data: ReportInput, notice: Notice) -> bool:
-    """Answer `/reviewbot explain` in its thread, with the finding the review reports under
-    the replied-to comment's fingerprint (False: the answer failed)."""
+def explain(talk: Talk, data: ReportInput, notice: Notice, ask: Ask | None = None) -> bool:
+    """Answer `/reviewbot explain`, or a question, in its thread, about the finding the review
+    reports under the replied-to comment's fingerprint: by the model when `ask` is given
+    (there is one), else, for `explain`, from the rule (False: the answer failed)."""
+    question = talk.command.name == "question"
     match = FINGERPRINT.search(talk.root.body or "") if talk.root is not None else None
     wanted = match.group("fp") if match else ""
     finding = next((f for f in data.report.findings if fingerprint(data, f) == wanted), None)
     if finding is None:
-        text = (f"reviewbot no longer reports this at `{talk.pull.head_sha[:12]}`: the code "
-                "changed, or the finding was fixed.")
+        text: str | None = (f"reviewbot no longer reports this at `{talk.pull.head_sha[:12]}`:"
+                            " the code changed, or the finding was fixed.")
+    elif ask is not None:
+        answered = ask(finding, talk.command.argument if question else EXPLAIN)
+        text = _from_model(answered.text) if answered.text else None
+        if text is None:
+            notice(f"the model gave no answer ({answered.outcome})")
+            text = None if question else explanation(finding, data)
     else:
-        text = explanation(finding, data)
+        if question:
+            notice("no model is configured: questions are not answered")
+        text = None if question else explanation(finding, data)
+    if text is None:
+        return True
+    answer_text = text
     return guarded(notice, "answering the comment",
-                   lambda: talk.poster.reply(talk.event.comment, text),
+                   lambda: talk.poster.reply(talk.event.comment, answer_text),
                    elsewhere="") is not FAILED
+
+
+def _from_model(text: str) -> str:
+    """A model's answer, as untrusted as any: clipped, inert, and said to be the model's."""
+    return (f"{neutral(text[:MAX_ANSWER_CHARS])}\n\n<sub>Answered by reviewbot's review model "
+            "from the code it read; it can be wrong.</sub>")

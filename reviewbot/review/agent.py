@@ -21,6 +21,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from reviewbot.config import Limits
 from reviewbot.diff_index import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, user
@@ -48,6 +49,11 @@ class Bounds:
     max_tool_calls: int = 24
     max_tokens: int = 40_000
     max_seconds: float = 90.0
+
+    @classmethod
+    def from_limits(cls, limits: Limits) -> Bounds:
+        return cls(max_turns=limits.unit_turns, max_tool_calls=limits.unit_tool_calls,
+                   max_tokens=limits.unit_tokens, max_seconds=limits.unit_seconds)
 
 
 class ReviewReply(BaseModel):

@@ -96,7 +96,7 @@ def unit_prompt(units: Sequence[ReviewUnit], items: Sequence[BundleItem],
     for unit, item in zip(units, items, strict=True):
         parts.append(fence("unit", describe(unit)))
         parts.append(fence("diff", item.diff))
-        parts += _context(item)
+        parts += context_blocks(item)
     known = [f"- {f.file_path} L{f.start_line}-L{f.end_line} {f.severity} {f.rule_id}: "
              f"{f.title}" for f in findings]
     parts.append(fence("rule_findings", "\n".join(known) or "(none)"))
@@ -118,7 +118,7 @@ def describe(unit: ReviewUnit) -> str:
     return "\n".join(lines)
 
 
-def _context(item: BundleItem) -> list[str]:
+def context_blocks(item: BundleItem) -> list[str]:
     blocks = [("the enclosing function", item.function_context),
               ("the file's outline", item.file_context), ("the whole file", item.full_file),
               ("before the change", item.previous_version)]

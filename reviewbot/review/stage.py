@@ -177,14 +177,10 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     skipped = {u.unit_id: "skipped_by_plan" for u in units if u.unit_id not in kept}
     if session is None:
         return ReviewResult(skipped={**skipped, **dict.fromkeys(kept, "offline")})
-    limits = config.limits
     reviewer = Reviewer(session=session, source=source, config=config, events=events,
                         index=DiffIndex.from_units(units),
                         guidance=read_guidance(source, config), cache=cache,
-                        bounds=Bounds(max_turns=limits.unit_turns,
-                                      max_tool_calls=limits.unit_tool_calls,
-                                      max_tokens=limits.unit_tokens,
-                                      max_seconds=limits.unit_seconds))
+                        bounds=Bounds.from_limits(config.limits))
     ordered = groups(units, bundle)
     # Each conversation is told its own units' rule findings: looked up, never filtered from
     # all of them (10,000 units made that the stage's whole time).

@@ -74,6 +74,7 @@ def test_the_readme_workflow_is_one_review_per_pull_request_at_a_time() -> None:
     job = workflow["jobs"]["reviewbot"]
     assert "contains(github.event.comment.body, '/reviewbot')" in job["if"]
     assert "github.event.issue.pull_request" in job["if"]
+    assert "github.event.comment.in_reply_to_id" in job["if"]  # questions in a thread
     assert workflow["permissions"]["pull-requests"] == "write"
     steps = job["steps"]
     assert steps[0]["with"]["fetch-depth"] == 0

@@ -19,19 +19,24 @@ from tests.github.conftest import PullRequest
 MAINTAINER = "maintainer"
 
 
-@pytest.fixture(autouse=True)
-def maintainer(pull: PullRequest) -> None:
+def with_maintainers(pull: PullRequest) -> None:
     pull.github.permissions = {MAINTAINER: "write", "owner": "admin", "reader": "read"}
 
 
-def review(pull: PullRequest, *args: str) -> int:
-    return main(["--repo", str(pull.repo.root), "--mode", "github", "--offline", "--quiet",
-                 *args])
+@pytest.fixture(autouse=True)
+def maintainer(pull: PullRequest) -> None:
+    with_maintainers(pull)
+
+
+def review(pull: PullRequest, *args: str, offline: bool = True) -> int:
+    return main(["--repo", str(pull.repo.root), "--mode", "github", "--quiet",
+                 *(["--offline"] if offline else []), *args])
 
 
 def say(pull: PullRequest, monkeypatch: pytest.MonkeyPatch, body: str, *,
         login: str = MAINTAINER, reply_to: dict[str, Any] | None = None,
-        action: str = "created", kind: str = "User", association: str = "MEMBER") -> int:
+        action: str = "created", kind: str = "User", association: str = "MEMBER",
+        offline: bool = True) -> int:
     """`login` writes a comment (a reply in a review thread when `reply_to` is given) and the
     workflow runs reviewbot on its event."""
     github = pull.github
@@ -52,14 +57,15 @@ def say(pull: PullRequest, monkeypatch: pytest.MonkeyPatch, body: str, *,
     path.write_text(json.dumps(payload))
     monkeypatch.setenv("GITHUB_EVENT_NAME", name)
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
-    return review(pull)
+    return review(pull, offline=offline)
 
 
-def reviewed(pull: PullRequest, monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+def reviewed(pull: PullRequest, monkeypatch: pytest.MonkeyPatch, *args: str,
+             offline: bool = True) -> int:
     """A `pull_request` run, as a push makes."""
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(pull.event()))
-    return review(pull, *args)
+    return review(pull, *args, offline=offline)
 
 
 def answers(pull: PullRequest) -> list[str]:
