@@ -35,6 +35,7 @@ from reviewbot.rules.secrets import secret_values
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
+    ChangeDescription,
     ChangeRequest,
     ContextBundle,
     DiffResult,
@@ -247,16 +248,33 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
     verified = cast(VerifiedFindings, state.need("verified"))
     findings = tuple(sorted((*rules.findings, *verified.findings),
                             key=lambda f: (f.file_path, f.start_line, f.rule_id)))
+    description = _description(ctx, state)
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
     stats = _stats(index, findings, ctx.started).replace(
         model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units)
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
-                       stats=stats)
+                       stats=stats, description=description)
     ctx.run_dir.write("report", report)
     ctx.events.emit("final_report", f"{len(findings)} findings", findings=len(findings),
                     run_dir=str(ctx.run_dir.path))
     return replace(state, report=report)
+
+
+def _description(ctx: RunContext, state: RunState) -> ChangeDescription | None:
+    """With a model, on a pull request: what the change does, for the walkthrough. A failure
+    costs the walkthrough its words, never the report."""
+    diff = state.diff
+    if ctx.session is None or diff is None or diff.request.mode != "pr" or not diff.units:
+        return None
+    from reviewbot.review.describe import describe_change
+
+    try:
+        return describe_change(ctx.session, diff.units, ctx.cache)
+    except Exception as exc:  # the walkthrough is built without it
+        ctx.events.notice(f"the model's description of the change failed "
+                          f"({type(exc).__name__}); the walkthrough has the run's facts only")
+        return None
 
 
 def _units(state: RunState) -> int:

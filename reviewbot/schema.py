@@ -346,6 +346,14 @@ class RunStats(Frozen, frozen=True, kw_only=True):
     model: ModelStats = field(default_factory=ModelStats)
 
 
+class ChangeDescription(Frozen, frozen=True, kw_only=True):
+    """What the change does, in the model's words (a pull request reviewed with a model)."""
+
+    overview: str = ""
+    # file path -> a short phrase on what changes in it
+    files: dict[str, str] = field(default_factory=dict)
+
+
 class RunReport(Frozen, frozen=True, kw_only=True):
     """What `--format json` prints: the contract other tools read."""
 
@@ -353,6 +361,7 @@ class RunReport(Frozen, frozen=True, kw_only=True):
     findings: tuple[Finding, ...] = ()
     units: tuple[IndexUnit, ...] = ()
     stats: RunStats = field(default_factory=RunStats)
+    description: ChangeDescription | None = None
 
 
 # --- planning (steps 4 and 5) ----------------------------------------------------------

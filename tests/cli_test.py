@@ -47,7 +47,8 @@ def test_json_output_contract(repo: GitFixture, capsys: pytest.CaptureFixture[st
     code, out, _ = run_cli(repo, capsys, "--format", "json", "--output-dir", str(tmp_path))
     doc = json.loads(out)
     assert code == 0
-    assert set(doc) == {"run_id", "findings", "units", "stats"}
+    assert set(doc) == {"run_id", "findings", "units", "stats", "description"}
+    assert doc["description"] is None  # only a pull request reviewed with a model has one
     assert (tmp_path / doc["run_id"] / "step9_report.json").is_file()
     [unit] = doc["units"]
     assert unit["file_path"] == "app.py" and "hunk" not in unit

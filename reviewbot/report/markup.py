@@ -18,3 +18,11 @@ def inline_code(text: str) -> str:
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def table_text(text: str) -> str:
+    """Untrusted words (a model's) for one cell of a Markdown table: one line, no cell
+    breaks, no @-mentions that ping people, no HTML comments that could pass for markers."""
+    one_line = " ".join(text.split())
+    return (one_line.replace("|", "\\|").replace("@", "@\u200b")
+            .replace("<!--", "&lt;!--"))

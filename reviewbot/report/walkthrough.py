@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reviewbot.report import ReportInput, display_path, model_line
-from reviewbot.report.markup import inline_code
+from reviewbot.report.markup import inline_code, table_text
 from reviewbot.schema import Finding, IndexUnit
 
 # Files named one by one; the rest are counted by folder.
@@ -55,11 +55,18 @@ def walkthrough(data: ReportInput) -> list[str]:
     files = _files(data.report.units, data.report.findings)
     if not files:
         return []
-    lines = ["### What this change does", "", "| file | change | lines | notes |",
-             "| --- | --- | ---: | --- |"]
+    described = data.report.description
+    lines = ["### What this change does", ""]
+    if described is not None and described.overview:
+        lines += [f"{table_text(described.overview)} _(the review model's summary)_", ""]
+    what = described.files if described is not None else {}
+    lines += ["| file | change | lines | notes |" + (" what changes |" if what else ""),
+              "| --- | --- | ---: | --- |" + (" --- |" if what else "")]
     named = sorted(files, key=lambda f: (not f.worth_naming, f.path))[:MAX_FILES]
-    lines += [_row(f) for f in sorted(named, key=lambda f: f.path)]
-    lines += _folders([f for f in files if f not in named])
+    lines += [_row(f) + (f" {table_text(what.get(f.path, ''))} |" if what else "")
+              for f in sorted(named, key=lambda f: f.path)]
+    lines += [row + (" |" if what else "") for row in _folders([f for f in files
+                                                                 if f not in named])]
     areas = _areas(files)
     if areas:
         lines += ["", "**Where to look:** " + "; ".join(areas) + "."]

@@ -79,3 +79,18 @@ def test_how_it_was_reviewed_with_a_model_and_ignored_files() -> None:
 
 def test_nothing_changed_nothing_said() -> None:
     assert lines_of([]) == []
+
+
+def test_the_models_words_come_inert_and_marked_as_the_models() -> None:
+    from reviewbot.schema import ChangeDescription
+
+    report = RunReport(run_id="r", units=(unit("app/a.py"), unit("app/b.py")),
+                       stats=RunStats(units=2), description=ChangeDescription(
+                           overview="Adds a retry | loop\nfor @team <!-- reviewbot:fp=1 -->",
+                           files={"app/a.py": "retries the upload"}))
+    lines = walkthrough(ReportInput(report=report))
+    assert lines[2] == ("Adds a retry \\| loop for @\u200bteam &lt;!-- reviewbot:fp=1 --> "
+                        "_(the review model's summary)_")
+    assert "| file | change | lines | notes | what changes |" in lines
+    assert "| `app/a.py` | modified | +1 -0 |  | retries the upload |" in lines
+    assert "| `app/b.py` | modified | +1 -0 |  |  |" in lines
