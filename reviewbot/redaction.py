@@ -65,7 +65,9 @@ _NAME = (r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|a
          r"signing[_-]?key|encryption[_-]?key)[A-Za-z0-9_.-]*")
 # `name = "value"`, `name: 'value'`, `"name": "value"`, `name => "value"`.
 QUOTED_ASSIGNMENT = re.compile(
-    rf"""(?P<head>["']?\b{_NAME}["']?\s*(?:=|:|=>|:=)\s*(?P<q>["'`]))(?P<value>[^"'`\n]{{4,}})(?P=q)""",
+    rf"""(?P<head>["']?\b{_NAME}["']?\s*(?:=|:|=>|:=)\s*(?P<q>["'`]))"""
+    # No space at either end: "`DB_PASSWORD=` in `.env`" in Markdown quotes " in ", prose.
+    rf"""(?P<value>[^"'`\s][^"'`\n]{{2,}}[^"'`\s])(?P=q)""",
     re.IGNORECASE)
 # `NAME=value`, `name: value` with the value unquoted: a literal in dotenv, ini, YAML and
 # shell; in code it is usually a reference (`token = self.token`), which is left alone.

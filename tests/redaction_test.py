@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from reviewbot.redaction import TOKEN_FORMATS, Redactor, block_lines, preview
+from reviewbot.redaction import TOKEN_FORMATS, Redactor, block_lines, find_secrets, preview
 
 PAT = "github_pat_11ABCDEFG0123456789_" + "a" * 59
 SAMPLES = {
@@ -145,3 +145,14 @@ def test_long_text_finds_the_same_credentials_as_short_text(text: str, literal: 
     short = {text[f.start:f.end] for f in find_secrets(text, literal)}
     found = {long[f.start:f.end] for f in find_secrets(long, literal)}
     assert found == short
+
+
+def test_a_name_in_markdown_code_then_prose_is_no_secret() -> None:
+    """"`DB_PASSWORD=` in `.env`" puts " in " between two backticks: prose, not a value. As
+    a value it was redacted from every message of the run ("stay[REDACTED]git history")."""
+    from tests.rules.conftest import findings
+
+    line = "A corpus (a private key, `DB_PASSWORD=` in `.env`, an AWS key) is checked.\n"
+    assert find_secrets(line) == []
+    assert findings("docs/bench.md", line) == []
+    assert find_secrets('password = "hunter22"')  # a quoted value still is one

@@ -13,7 +13,7 @@ import ast
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
@@ -45,6 +45,9 @@ class PythonFile:
     constants: dict[str, str]
     # The new file's text, for a rule to see in one search whether it can apply at all.
     text: str = ""
+    # The whole module, and what rules computed on it once (a module's wrapper functions).
+    tree: ast.Module | None = None
+    memo: dict[str, object] = field(default_factory=dict)
 
 
 def python_file(change: FileChange) -> PythonFile | None:
@@ -85,7 +88,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
                       is_script=is_entry_point(path, text), changed=lines,
-                      constants=module_constants(tree), text=text or "")
+                      constants=module_constants(tree), text=text or "", tree=tree)
 
 
 def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
@@ -137,8 +140,8 @@ def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
         if not changed.touches(stmt.lineno, stmt.end_lineno or stmt.lineno):
             continue
         found.append(stmt)
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            inner = getattr(stmt, field, None)
+        for block in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, block, None)
             if isinstance(inner, list):
                 found += _touched([s for s in inner if isinstance(s, ast.stmt)]
                                   or [s for h in inner if isinstance(h, ast.ExceptHandler)

@@ -155,6 +155,13 @@ class FlowIndex:
         return flow
 
 
+def flow_for(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str],
+             qualified: NameOf) -> Flow:
+    """A function's flow with only `params` as its inputs: which names hold what they
+    passed in (for a summary of where one parameter goes)."""
+    return _flow_of(function.body, params, qualified)
+
+
 def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
     if "request" in params or ("req" in params and _req_is_request(function)):
         return True

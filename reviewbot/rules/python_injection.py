@@ -29,6 +29,7 @@ from reviewbot.rules.python_ast import (
     string_kind,
 )
 from reviewbot.rules.python_flow import Flow, Source, is_formatted, literal_text, source_of
+from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 from reviewbot.schema import Severity
 
 _FROM: dict[Source, str] = {
@@ -141,6 +142,19 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
         yield from _report(parsed, use, severity, _shell_message(use), (
             "Pass a list of arguments without shell=True (e.g. subprocess.run([\"tool\", arg], "
             "check=True)); use shlex.quote only as a last resort."))
+
+
+    for call, name, arg, param, path in _wrapped(parsed, "shell"):
+        use = use_of(parsed, call, name, arg)
+        if not (use.formatted or use.source in _OUTSIDE):
+            continue  # a value passed along: the wrapper's own call site is where it is built
+        what = ("the command is built by string formatting" if use.formatted else
+                "the command comes") + _from(use.source)
+        yield from _report(parsed, use, "error", (
+            f"{path.describe(name, param)}, which runs it through a shell, and {what}: any "
+            "input in it can run other commands."),
+            f"Give `{name}` a list of arguments and run it without a shell, or quote every "
+            "value with shlex.quote.")
 
 
 def _shell_severity(use: Use, always: bool) -> Severity | None:
@@ -306,6 +320,17 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
                 reported.update(id(node) for part in (use.value, *use.chain)
                                 for node in ast.walk(part))
                 yield from _report(parsed, use, *found)
+    for call, name, arg, param, path in _wrapped(parsed, "sql"):
+        use = use_of(parsed, call, name, arg)
+        text = literal_text(use.value, parsed.constants)
+        if not ((use.formatted and _SQL.search(text)) or use.source in _OUTSIDE):
+            continue
+        built = ("built by string formatting" if use.formatted else "taken") + _from(use.source)
+        reported.update(id(node) for part in (use.value, *use.chain) for node in ast.walk(part))
+        yield from _report(parsed, use, "error", (
+            f"{path.describe(name, param)}, which runs it as SQL, and the query is {built}: "
+            "values in it can change the query (SQL injection)."),
+            f"Pass values to `{name}` as parameters of a parameterised query.")
     yield from _sql_elsewhere(parsed, reported)
     yield from _quoted_extras(parsed)
 
@@ -562,6 +587,17 @@ def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
             found = _path_finding(parsed, use)
             if found is not None:
                 yield from _report(parsed, use, *found)
+    for call, name, arg, param, path in _wrapped(parsed, "path"):
+        use = use_of(parsed, call, name, arg)
+        names = {n.id for n in ast.walk(use.value) if isinstance(n, ast.Name)}
+        if use.source not in ("request", "archive") or names & use.flow.checked:
+            continue
+        yield from _report(parsed, use, "error" if _direct_request(use, parsed) else "warning", (
+            f"{path.describe(name, param)}, which uses it as a file path, and the path comes"
+            f"{_from(use.source)} without a check that it stays in its folder: `../` in it "
+            "reaches any file the process can (path traversal)."),
+            "Resolve the path and check it stays under the base folder before passing it on, "
+            "or use werkzeug.utils.safe_join / secure_filename.")
     yield from _unsafe_extraction(parsed)
     yield from _prefix_checks(parsed)
     yield from _dot_dot_removal(parsed)
@@ -874,3 +910,42 @@ RULES = (
                        "A non-constant value is marked safe or rendered as a template."),),
          levels=("info", "warning", "error")),
 )
+
+
+# --- the module's own wrappers of the sinks above -------------------------------------------
+
+def _shell_sink(call: ast.Call, name: str) -> list[ast.expr]:
+    if name in _ALWAYS_SHELL:
+        arg = first_arg(call, "cmd")
+    elif name in _SHELL_PARAM and is_const(keyword_arg(call, "shell"), True):
+        arg = first_arg(call, "args")
+    else:
+        return []
+    return [] if arg is None else [arg]
+
+
+def _sql_sink(call: ast.Call, name: str) -> list[ast.expr]:
+    method = name.rsplit(".", 1)[-1]
+    return _sql_arguments(call, method) if method in _RUNNERS else []
+
+
+def _path_sink(call: ast.Call, name: str) -> list[ast.expr]:
+    count = _PATH_SINKS.get(name)
+    return list(call.args[:count]) if count and name not in _PROBES else []
+
+
+_SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "path": _path_sink}
+
+
+def _wrapped(parsed: PythonFile,
+             kind: Kind) -> Iterator[tuple[ast.Call, str, ast.expr, str, SinkPath]]:
+    """Calls of the module's own functions whose argument reaches a sink of the kind."""
+    if parsed.tree is None:
+        return
+    wrappers = parsed.memo.get("wrappers")
+    if not isinstance(wrappers, Wrappers):
+        wrappers = Wrappers(parsed.tree, parsed.flow.name_of, _SINKS)
+        parsed.memo["wrappers"] = wrappers
+    for call, name in parsed.scope_calls:
+        for arg, param, path in wrappers.at(kind, call):
+            yield call, name, arg, param, path

@@ -1,0 +1,151 @@
+"""A module's own functions that hand a parameter to a sink: `self._run_ssh(cmd)` runs `cmd`
+through a shell when `_run_ssh` passes its parameter to `subprocess.run(..., shell=True)`.
+
+The injection rules stop at the first call they do not know; a project's wrapper is such a
+call. A function of the same module whose parameter reaches a known sink, directly or through
+another such function (at most MAX_DEPTH calls deep), is itself a sink for that parameter,
+and a finding at a call of it names the wrapper, the sink and the sink's line.
+
+Bounded to what a hook can afford: one module (the file being checked), functions found by
+name (`name(...)`, `self.name(...)`, `cls.name(...)`), one small flow per parameter of a
+function a changed line calls, each computed once. A name defined more than once counts only
+if every definition leads the parameter to a sink.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from reviewbot.rules.python_flow import Flow, NameOf, flow_for, source_of
+
+Kind = Literal["shell", "sql", "path"]
+MAX_DEPTH = 3
+MAX_PARAMS = 8
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+# Where a sink takes the value it is dangerous with: the arguments to look at, or [].
+SinkArguments = Callable[[ast.Call, str], list[ast.expr]]
+
+
+@dataclass(frozen=True)
+class SinkPath:
+    """How a wrapper's parameter reaches a sink: the sink's name and line, and the wrappers
+    in between (nearest first)."""
+
+    sink: str
+    line: int
+    via: tuple[str, ...] = ()
+
+    def describe(self, name: str, param: str) -> str:
+        through = "".join(f" through `{w}`" for w in self.via)
+        return f"`{name}` passes its `{param}` parameter{through} to `{self.sink}` (line " \
+               f"{self.line})"
+
+
+class Wrappers:
+    """The module's functions, and which of their parameters reach each kind of sink."""
+
+    def __init__(self, tree: ast.Module, name_of: NameOf,
+                 sinks: dict[Kind, SinkArguments]) -> None:
+        self._tree = tree
+        self._name_of = name_of
+        self._sinks = sinks
+        self._defs: dict[str, list[Function]] | None = None
+        self._memo: dict[tuple[Kind, int], dict[str, SinkPath]] = {}
+
+    def at(self, kind: Kind, call: ast.Call) -> Iterator[tuple[ast.expr, str, SinkPath]]:
+        """For a call of one of the module's functions: each argument that reaches a sink of
+        this kind inside it, with the parameter it binds and the way there."""
+        name = _callee(call)
+        definitions = self._definitions().get(name or "")
+        if not definitions:
+            return
+        reached = [self._reaching(kind, f, 0) for f in definitions]
+        shared = set.intersection(*(set(r) for r in reached))
+        for param in sorted(shared):
+            arg = _argument(call, definitions[0], param)
+            if arg is not None:
+                yield arg, param, reached[0][param]
+
+    def _definitions(self) -> dict[str, list[Function]]:
+        if self._defs is None:
+            self._defs = {}
+            for node in self._tree.body:
+                members = node.body if isinstance(node, ast.ClassDef) else [node]
+                for item in members:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self._defs.setdefault(item.name, []).append(item)
+        return self._defs
+
+    def _reaching(self, kind: Kind, function: Function, depth: int) -> dict[str, SinkPath]:
+        """The function's parameters that reach a sink of the kind, and how."""
+        key = (kind, id(function))
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = {}  # a recursive call in progress reaches nothing more
+        found: dict[str, SinkPath] = {}
+        for param in _params(function)[:MAX_PARAMS]:
+            path = self._param_path(kind, function, param, depth)
+            if path is not None:
+                found[param] = path
+        self._memo[key] = found
+        return found
+
+    def _param_path(self, kind: Kind, function: Function, param: str,
+                    depth: int) -> SinkPath | None:
+        flow = flow_for(function, [param], self._name_of)
+        for call in _calls(function):
+            name = self._name_of(call)
+            if any(self._from(arg, flow) for arg in self._sinks[kind](call, name)):
+                return SinkPath(sink=name, line=call.lineno)
+            if depth + 1 >= MAX_DEPTH or _callee(call) == function.name:
+                continue
+            for inner in self._definitions().get(_callee(call) or "", [])[:1]:
+                for inner_param, path in self._reaching(kind, inner, depth + 1).items():
+                    arg = _argument(call, inner, inner_param)
+                    if arg is not None and self._from(arg, flow):
+                        return SinkPath(path.sink, path.line, (inner.name, *path.via))
+        return None
+
+    def _from(self, arg: ast.expr, flow: Flow) -> bool:
+        return source_of(arg, flow, self._name_of) == "parameter"
+
+
+def _callee(call: ast.Call) -> str | None:
+    """`name(...)`, `self.name(...)`, `cls.name(...)`: the module's own function or method."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id in ("self", "cls"):
+        return func.attr
+    return None
+
+
+def _params(function: Function) -> list[str]:
+    args = function.args
+    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+            if a.arg not in ("self", "cls")]
+
+
+def _argument(call: ast.Call, function: Function, param: str) -> ast.expr | None:
+    """The expression a call binds to the parameter (None: not given, or given by *args)."""
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)
+                  if a.arg not in ("self", "cls")]
+    if param in positional:
+        index = positional.index(param)
+        before = call.args[:index + 1]
+        if len(call.args) > index and not any(isinstance(a, ast.Starred) for a in before):
+            return call.args[index]
+    return None
+
+
+def _calls(function: Function) -> Iterator[ast.Call]:
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            yield node
