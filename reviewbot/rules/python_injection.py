@@ -215,6 +215,42 @@ def _option_injection(parsed: PythonFile) -> Iterator[Report]:
                 "or pass them fused to their option (f\"--rev={rev}\"), and reject values "
                 "starting with \"-\"."))
             break  # one finding per command
+    yield from _split_commands(parsed)
+
+
+def _split_commands(parsed: PythonFile) -> Iterator[Report]:
+    """`run(f"convert {src} {dst}".split())`, `Popen(shlex.split(cmd))`: no shell, but the
+    values are split with the command's words."""
+    for call, name in parsed.scope_calls:
+        if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+            continue
+        text = _split_text(parsed, call, first_arg(call, "args"))
+        if text is None:
+            continue
+        use = use_of(parsed, call, name, text)
+        if not use.formatted or use.source is None:
+            continue
+        yield from _report(parsed, use, "warning" if use.source in _OUTSIDE else "info", (
+            f"`{name}` runs a command built by string formatting{_from(use.source)} and split "
+            "into arguments: a value with a space becomes several arguments, and one starting "
+            "with `-` an option (argument injection)."), (
+            "Build the argument list from the values themselves "
+            "([\"convert\", \"--\", src, dst]), never by splitting a formatted string."))
+
+
+def _split_text(parsed: PythonFile, call: ast.Call, arg: ast.expr | None) -> ast.expr | None:
+    """The string a command's argument list is split from (`X.split()`, `shlex.split(X)`,
+    or a name assigned one of them)."""
+    if isinstance(arg, ast.Name):
+        before = parsed.flow.at(call).assignments_before(arg.id, call.lineno)
+        arg = before[0] if before else None
+    if not isinstance(arg, ast.Call):
+        return None
+    if isinstance(arg.func, ast.Attribute) and arg.func.attr == "split" and not arg.args:
+        return arg.func.value
+    if parsed.flow.name_of(arg) == "shlex.split" and arg.args:
+        return arg.args[0]
+    return None
 
 
 def _argv(call: ast.Call, name: str) -> list[ast.expr] | None:

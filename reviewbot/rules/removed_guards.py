@@ -40,6 +40,8 @@ _MAX_VALUE = 200
 _MAX_PER_HUNK = 50
 _ALIKE_CHARS = 300
 _NEAR_LINES = 30
+# How far apart two hunks of one function may be, in lines.
+_NEAR_FUNCTION = 60
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,49 @@ def _unguarded(hunk: Hunk) -> Iterator[tuple[DiffLine, _Removal]]:
                for value in still):
             continue  # still guarded (moved, or another guard took its place)
         keeping = _lines_using(added, text, starts, removal.value)
+        inner = _inner_value(removal.value)
+        if not keeping and inner is not None and not any(_keeps(v, inner) for v in still):
+            # `escape(render(x))` becoming `x`: the guard went with the call inside it.
+            keeping = _lines_using(added, text, starts, inner)
+            removal = _Removal(guard=removal.guard, value=inner)
         if keeping:
             # The added line that replaced the removed one: the most alike.
             yield max(keeping, key=lambda line: _alike(removed, line)), removal
+
+
+_INNER_CALL = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((?P<arg>[A-Za-z_][\w.]*)\s*(?:,|\))")
+
+
+def _inner_value(value: str) -> str | None:
+    """The first argument of a call that is the guarded value (`render(x)` -> `x`)."""
+    match = _INNER_CALL.match(value)
+    return match.group("arg") if match else None
+
+
+def _across_hunks(hunks: list[Hunk]) -> Iterator[tuple[DiffLine, _Removal]]:
+    """A guard removed in one hunk and its value used raw in another hunk near it (the same
+    function, as a diff splits it): found only when its own hunk neither keeps nor guards
+    the value."""
+    if len(hunks) < 2:
+        return
+    for index, hunk in enumerate(hunks):
+        own = "\n".join(line.text for line in hunk.added())
+        for removed in islice(hunk.removed(), _MAX_PER_HUNK):
+            for removal in removals(removed.text):
+                if _keeps(own, removal.value):
+                    continue  # its own hunk answers for it
+                where = removed.old_lineno or 0
+                for other in hunks[:index] + hunks[index + 1:]:
+                    added = [a for a in other.added()
+                             if abs((a.new_lineno or 0) - where) <= _NEAR_FUNCTION]
+                    if any(_keeps(r.value, removal.value) for a in added
+                           for r in removals(a.text, _GUARD_LIKE)):
+                        continue  # guarded there
+                    using = [a for a in added if _keeps(a.text, removal.value)]
+                    if using:
+                        yield using[0], removal
+                        break
 
 
 _CONDITION = re.compile(r"^\s*(?:el)?if\s*(?P<test>.+?)\s*:\s*(?:#.*)?$|"
@@ -164,6 +206,88 @@ def _dropped_checks(hunk: Hunk) -> Iterator[tuple[DiffLine, str]]:
                         if part not in after and _CHECK_CALL.search(part))
 
 
+_EXITS = re.compile(r"^\s*(raise\b|return\b|abort\(|continue\b|break\b|throw\b)")
+_NEGATED_CHECK = re.compile(
+    r"^\s*(?:el)?if\s+not\s+(?P<check>(?:[\w.]+\.)?\w+)\((?P<args>[^)]*)\)")
+
+
+def _deleted_guards(hunk: Hunk) -> Iterator[tuple[DiffLine, str, str]]:
+    """A whole guard deleted: `if not is_safe(path):` and the `raise`/`return` under it,
+    with no `if` on the same check added back, while the value stays in the added code."""
+    lines = hunk.lines
+    added = hunk.added()
+    added_text = "\n".join(line.text for line in added)
+    for at, line in enumerate(lines[:-1]):
+        if line.kind != "del":
+            continue
+        match = _NEGATED_CHECK.match(line.text) or _positive_guard(line.text)
+        body = lines[at + 1]
+        if match is None or body.kind != "del" or not _EXITS.match(body.text):
+            continue
+        check = match.group("check")
+        values = [v.strip() for v in match.group("args").split(",")
+                  if _IDENTIFIER.fullmatch(v.strip().split(".")[-1])]
+        if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text):
+            continue  # the check is still made (moved, or rewritten around it)
+        for value in values:
+            kept = [a for a in added if _keeps(a.text, value)]
+            if kept:
+                nearest = min(kept, key=lambda a: abs((a.new_lineno or 0)
+                                                      - (line.old_lineno or 0)))
+                yield nearest, line.text.strip().rstrip(":").strip(), value
+                break
+
+
+def _positive_guard(text: str) -> re.Match[str] | None:
+    """`if is_unsafe(x):`, `if bad(x):` followed by an exit: a guard too, when the check's
+    name says it looks for trouble."""
+    match = re.match(r"^\s*(?:el)?if\s+(?P<check>(?:[\w.]+\.)?(?:is_)?\w*(?:unsafe|invalid|"
+                     r"forbidden|traversal|malicious|dangerous|outside)\w*)"
+                     r"\((?P<args>[^)]*)\)", text, re.IGNORECASE)
+    return match
+
+
+_CHECKING_JOIN = re.compile(r"(?<![\w.])(?P<name>(?:[\w.]+\.)?_?\w*(?:safe|secure|checked|"
+                            r"within|contained|under)\w*_?(?:join|path)\w*)\((?P<args>[^()]*)\)",
+                            re.IGNORECASE)
+_BARE_JOIN = re.compile(r"(?:os\.path|posixpath|ntpath)\.join\((?P<args>[^()]*)\)|"
+                        r"(?<![\w.])(?:Path|PurePath)\((?P<path_args>[^()]*)\)")
+
+
+def _replaced_joins(hunk: Hunk) -> Iterator[tuple[DiffLine, str]]:
+    """A join that checks its result stays under the base replaced by a bare join of the
+    same parts (`safe_join(root, name)`, `self._secure_path(root, name)` -> `os.path.join`)."""
+    joins = [(line, m) for line in hunk.added() for m in _BARE_JOIN.finditer(line.text)]
+    if not joins:
+        return
+    for removed in hunk.removed():
+        for match in _CHECKING_JOIN.finditer(removed.text):
+            parts = _parts(match.group("args"))
+            for line, join in joins:
+                if parts and parts == _parts(join.group("args") or join.group("path_args")
+                                             or ""):
+                    yield line, match.group("name")
+                    break
+
+
+def _parts(args: str) -> tuple[str, ...]:
+    return tuple(" ".join(a.split()) for a in args.split(",") if a.strip())
+
+
+_AUTOESCAPE_ON = re.compile(r"""["']?autoescape["']?\s*[=:]\s*(?!False|None|0)\S""")
+
+
+def _setting_dropped(hunk: Hunk) -> Iterator[DiffLine]:
+    """`autoescape=True` (or `"autoescape": True` in an options dict) removed, and nothing
+    in the added lines sets it: the templates render values unescaped."""
+    if not any(_AUTOESCAPE_ON.search(line.text) for line in hunk.removed()):
+        return
+    added = hunk.added()
+    if not added or any("autoescape" in line.text for line in added):
+        return
+    yield added[0]
+
+
 def _alike(first: DiffLine, second: DiffLine) -> float:
     return SequenceMatcher(None, first.text[:_ALIKE_CHARS], second.text[:_ALIKE_CHARS],
                            autojunk=False).ratio()
@@ -176,6 +300,14 @@ class GuardRemovedRule(RuleBase):
             and "docs" not in change.tags
 
     def check(self, change: FileChange) -> Iterator[Hit]:
+        hunks = [u.hunk for u in change.units if u.hunk is not None]
+        for line, removal in _across_hunks(hunks):
+            yield Hit(rule_id=self.id, line=line.new_lineno or 0,
+                      message=f"This change takes `{removal.guard}(...)` off `{removal.value}` "
+                              "in one place and uses the value raw here: what it guarded "
+                              "against (markup, quotes, `../`) gets through again.",
+                      suggestion=f"Keep `{removal.guard}`, or say in the change why the "
+                                 "value is safe without it.")
         for unit in change.units:
             if unit.hunk is None or not unit.hunk.removed():
                 continue
@@ -192,6 +324,26 @@ class GuardRemovedRule(RuleBase):
                                   "keeps the rest: values that check turned away now pass.",
                           suggestion="Keep the check, or say in the change why it is no "
                                      "longer needed.")
+            for line, guard, value in _deleted_guards(unit.hunk):
+                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
+                          message=f"This change deletes the guard `{guard}` and its exit, and "
+                                  f"keeps using `{value}`: what the guard turned away now "
+                                  "gets through.",
+                          suggestion="Keep the check, or say in the change why the value is "
+                                     "safe without it.")
+            for line, helper in _replaced_joins(unit.hunk):
+                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
+                          message=f"This change replaces `{helper}(...)` with a bare join of "
+                                  "the same parts: nothing checks any more that the result "
+                                  "stays under its base (`../` in a part escapes it).",
+                          suggestion=f"Keep `{helper}`, or check the joined path is under the "
+                                     "base (Path(base, part).resolve().is_relative_to(base)).")
+            for line in _setting_dropped(unit.hunk):
+                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
+                          message="This change removes `autoescape` from the template "
+                                  "settings: values are rendered into HTML unescaped (XSS).",
+                          suggestion="Keep autoescape on (jinja2.select_autoescape()), or "
+                                     "say in the change why these templates are not HTML.")
 
 
 RULES = (

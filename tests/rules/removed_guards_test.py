@@ -149,3 +149,64 @@ def test_the_code_it_quotes_is_redacted_everywhere(repo: GitFixture, tmp_path: P
     assert len(messages) == 2 and all("[REDACTED]" in m for m in messages)
     written = [out, *(p.read_text() for p in runs.rglob("*") if p.is_file())]
     assert not any(key in text or token in text for text in written)
+
+
+def _messages(path: str, old: str, new: str) -> list[str]:
+    return [f.message for f in findings(path, new, old) if f.rule_id == "guard-removed"]
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    # a whole guard deleted, the value kept
+    ("    if not is_safe_path(base, name):\n        raise Forbidden()\n"
+     "    path = os.path.join(base, name)\n",
+     "    path = os.path.join(base, name)\n    log(name)\n",
+     "deletes the guard `if not is_safe_path(base, name)` and its exit, and keeps using "
+     "`name`"),
+    ("    if is_outside(root, name):\n        return None\n    return open(name)\n",
+     "    data = name\n    return open(name)\n",
+     "deletes the guard `if is_outside(root, name)` and its exit, and keeps using `name`"),
+    # the sanitiser removed together with an inner call
+    ("    return escape(render(value))\n", "    return value\n",
+     "takes `escape(...)` off `value`"),
+    # a project's checking join replaced by a bare one
+    ("    target = self._safe_join_path(root, name)\n",
+     "    target = os.path.join(root, name)\n",
+     "replaces `self._safe_join_path(...)` with a bare join"),
+    # template settings that lost autoescape
+    ("    options = {'loader': loader, 'autoescape': True}\n",
+     "    options = {'loader': loader}\n", "removes `autoescape`"),
+])
+def test_guards_removed_in_other_shapes(old: str, new: str, said: str) -> None:
+    before = f"def f(self, base, root, name, value, loader):\n{old}"
+    after = f"def f(self, base, root, name, value, loader):\n{new}"
+    messages = _messages("app/views.py", before, after)
+    assert len(messages) == 1 and said in messages[0], messages
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # the guard moved into a helper the new code calls
+    ("    if not is_safe_path(base, name):\n        raise Forbidden()\n    return name\n",
+     "    check(base, name)\n    is_safe_path(base, name)\n    return name\n"),
+    # a deleted `if` that was no guard (no exit under it)
+    ("    if not valid(name):\n        log(name)\n    return name\n", "    return name\n"),
+    # autoescape moved, not removed
+    ("    env = Environment(autoescape=True)\n",
+     "    env = Environment(\n        autoescape=select_autoescape())\n"),
+    # a checking join kept beside the bare join of other parts
+    ("    target = safe_join(root, name)\n",
+     "    target = safe_join(root, name)\n    cache = os.path.join(tmp, key)\n"),
+])
+def test_other_shapes_stay_quiet_when_the_guard_stays(old: str, new: str) -> None:
+    before = f"def f(base, root, name, tmp, key):\n{old}"
+    after = f"def f(base, root, name, tmp, key):\n{new}"
+    assert _messages("app/views.py", before, after) == []
+
+
+def test_a_guard_removed_in_one_hunk_and_its_value_used_raw_in_another() -> None:
+    middle = "".join(f"    step{n} = {n}\n" for n in range(12))
+    before = (f"def f(name):\n    safe = secure_filename(name)\n{middle}"
+              "    return open(os.path.join(UPLOADS, safe))\n")
+    after = (f"def f(name):\n{middle}"
+             "    return open(os.path.join(UPLOADS, name))\n")
+    messages = _messages("app/upload.py", before, after)
+    assert any("in one place and uses the value raw here" in m for m in messages), messages

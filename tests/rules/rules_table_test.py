@@ -158,6 +158,20 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "import subprocess\ndef checkout(rev):\n"
      "    subprocess.run(['git', 'checkout', rev], shell=True)\n",
      {("python.shell-injection", W)}),
+    ("a formatted command split into arguments, from request data", "app/convert.py",
+     "import subprocess\nfrom flask import request\n\n\ndef convert():\n"
+     "    size = request.args['size']\n"
+     "    subprocess.check_output(f'convert in.png -resize {size} out.png'.split())\n",
+     {("python.option-injection", W)}),
+    ("shlex.split of a command formatted from a parameter", "app/tools.py",
+     "import shlex\nimport subprocess\n\n\ndef archive(name):\n"
+     "    cmd = f'tar czf {name}.tgz data'\n    subprocess.Popen(shlex.split(cmd))\n",
+     {("python.option-injection", I)}),
+    ("near: a constant command split", "app/tools.py",
+     "import subprocess\nsubprocess.run('git status --short'.split())\n", set()),
+    ("near: a list built from the values", "app/tools.py",
+     "import subprocess\n\n\ndef resize(src, dst):\n"
+     "    subprocess.run(['convert', src, '-resize', '50%', dst])\n", set()),
     # --- python: eval, sql, deserialisation ----------------------------------------------
     ("eval input", "app/calc.py", "result = eval(expression)\n", {("python.eval-exec", W)}),
     ("eval of request data is an error", "app/views.py",
