@@ -26,6 +26,7 @@ from reviewbot.rules import (
 )
 from reviewbot.rules.base import (
     SECRETS_ONLY_TAGS,
+    ChangeLines,
     FileChange,
     Hit,
     Rule,
@@ -95,7 +96,9 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
-    changes = _file_changes(kept, read_new) + _file_changes(ignored, read_new, {IGNORED})
+    whole = ChangeLines(all_units)
+    changes = (_file_changes(kept, read_new, whole)
+               + _file_changes(ignored, read_new, whole, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache).
     weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -157,7 +160,7 @@ def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Fi
         rule_id, f.file_path)).severity else f for f in found]
 
 
-def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew,
+def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, whole: ChangeLines,
                   extra_tags: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
     grouped: dict[str, list[ReviewUnit]] = {}
     for unit in units:
@@ -172,7 +175,7 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew,
             tags.add("minified")
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),
-            units=tuple(file_units), read_new=partial(read_new, path),
+            units=tuple(file_units), read_new=partial(read_new, path), change=whole,
         ))
     return changes
 

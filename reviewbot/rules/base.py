@@ -114,6 +114,29 @@ class RuleBase:
         return bool(change.added)
 
 
+class ChangeLines:
+    """The added lines of every file in one change, for a rule that asks whether a line a
+    file lost was added somewhere else (moved, not deleted: a check that went into a base
+    class's new module). Built on the first question, so a change nobody asks about pays
+    nothing; forked workers inherit it unbuilt."""
+
+    def __init__(self, units: tuple[ReviewUnit, ...] = ()) -> None:
+        self._units = units
+
+    @cached_property
+    def _added(self) -> frozenset[str]:
+        return frozenset(normal_line(line.text) for unit in self._units if unit.hunk
+                         for line in unit.hunk.added())
+
+    def added(self, text: str) -> bool:
+        """Whether a line like this one (spacing aside) is added anywhere in the change."""
+        return normal_line(text) in self._added
+
+
+def normal_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 @dataclass
 class FileChange:
     """One file's change as rules see it: its units, added lines, and (lazily) new content."""
@@ -123,6 +146,8 @@ class FileChange:
     tags: frozenset[str]
     units: tuple[ReviewUnit, ...]
     read_new: Callable[[], str | None] = field(repr=False, default=lambda: None)
+    # The whole change's added lines, shared by every file of it.
+    change: ChangeLines = field(default_factory=ChangeLines, repr=False)
     # Per-file analyses that several rules share (e.g. a parsed tree with its imports).
     memo: dict[str, object] = field(default_factory=dict, repr=False)
     # What the run should know about how this file was checked (a tool missing, a timeout).

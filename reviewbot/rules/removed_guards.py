@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import accumulate, islice
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import DiffLine, Hunk
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
@@ -211,9 +211,10 @@ _NEGATED_CHECK = re.compile(
     r"^\s*(?:el)?if\s+not\s+(?P<check>(?:[\w.]+\.)?\w+)\((?P<args>[^)]*)\)")
 
 
-def _deleted_guards(hunk: Hunk) -> Iterator[tuple[DiffLine, str, str]]:
+def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine, str, str]]:
     """A whole guard deleted: `if not is_safe(path):` and the `raise`/`return` under it,
-    with no `if` on the same check added back, while the value stays in the added code."""
+    with no `if` on the same check added back (in this hunk, or as the same line anywhere in
+    the change: moved), while the value stays in the added code."""
     lines = hunk.lines
     added = hunk.added()
     added_text = "\n".join(line.text for line in added)
@@ -227,7 +228,8 @@ def _deleted_guards(hunk: Hunk) -> Iterator[tuple[DiffLine, str, str]]:
         check = match.group("check")
         values = [v.strip() for v in match.group("args").split(",")
                   if _IDENTIFIER.fullmatch(v.strip().split(".")[-1])]
-        if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text):
+        if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text) \
+                or any(change.added(form) for form in _moved_forms(line.text)):
             continue  # the check is still made (moved, or rewritten around it)
         for value in values:
             kept = [a for a in added if _keeps(a.text, value)]
@@ -236,6 +238,11 @@ def _deleted_guards(hunk: Hunk) -> Iterator[tuple[DiffLine, str, str]]:
                                                       - (line.old_lineno or 0)))
                 yield nearest, line.text.strip().rstrip(":").strip(), value
                 break
+
+
+def _moved_forms(text: str) -> tuple[str, str]:
+    """A guard line as it may come back elsewhere: an `elif` often becomes an `if`."""
+    return text, re.sub(r"^(\s*)elif\b", r"\1if", text)
 
 
 def _positive_guard(text: str) -> re.Match[str] | None:
@@ -324,7 +331,7 @@ class GuardRemovedRule(RuleBase):
                                   "keeps the rest: values that check turned away now pass.",
                           suggestion="Keep the check, or say in the change why it is no "
                                      "longer needed.")
-            for line, guard, value in _deleted_guards(unit.hunk):
+            for line, guard, value in _deleted_guards(unit.hunk, change.change):
                 yield Hit(rule_id=self.id, line=line.new_lineno or 0,
                           message=f"This change deletes the guard `{guard}` and its exit, and "
                                   f"keeps using `{value}`: what the guard turned away now "

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from reviewbot.cli import main
+from reviewbot.config import Config
+from reviewbot.diff import parse_units
+from reviewbot.rules import run_rules
 from reviewbot.rules.removed_guards import conjuncts, removals
 from tests.conftest import GitFixture
-from tests.rules.conftest import findings
+from tests.rules.conftest import findings, make_diff
 
 GUARD = ("guard-removed", "warning")
 
@@ -210,3 +213,25 @@ def test_a_guard_removed_in_one_hunk_and_its_value_used_raw_in_another() -> None
              "    return open(os.path.join(UPLOADS, name))\n")
     messages = _messages("app/upload.py", before, after)
     assert any("in one place and uses the value raw here" in m for m in messages), messages
+
+
+@pytest.mark.parametrize("moved", [
+    "        elif not os.path.isabs(instance_path):\n",
+    "    if not os.path.isabs(instance_path):\n",
+])
+def test_a_guard_moved_to_another_file_of_the_change_is_not_deleted(moved: str) -> None:
+    # flask 3.0: the instance path check went from app.py into the new sansio/app.py
+    old = ("def init(self, instance_path):\n    if instance_path is None:\n"
+           "        instance_path = find()\n    elif not os.path.isabs(instance_path):\n"
+           "        raise ValueError('must be absolute')\n    self.path = instance_path\n")
+    new = ("def init(self, instance_path):\n    if instance_path is None:\n"
+           "        instance_path = find()\n    super().__init__(instance_path)\n")
+    base = f"def init(self, instance_path):\n    x = 1\n{moved}        raise ValueError()\n"
+    diff = make_diff("app.py", new, old) + make_diff("sansio/app.py", base)
+    texts = {"app.py": new, "sansio/app.py": base}
+    result = run_rules(parse_units(diff), texts.get, Config())
+    assert [f for f in result.findings if f.rule_id == "guard-removed"] == []
+    alone = run_rules(parse_units(make_diff("app.py", new, old)), texts.get, Config())
+    assert [f.message for f in alone.findings if f.rule_id == "guard-removed"] == [
+        "This change deletes the guard `elif not os.path.isabs(instance_path)` and its exit, "
+        "and keeps using `instance_path`: what the guard turned away now gets through."]
