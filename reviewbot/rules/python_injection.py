@@ -155,6 +155,31 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
             "input in it can run other commands."),
             f"Give `{name}` a list of arguments and run it without a shell, or quote every "
             "value with shlex.quote.")
+    yield from _templated_commands(parsed)
+
+
+# A shell command that a scheduler renders as a template before running it (Airflow's
+# BashOperator), and the template values whoever triggers a run chooses.
+_TEMPLATED_COMMAND_KEYWORDS = frozenset({"bash_command"})
+_TRIGGER_VALUE = re.compile(r"\{\{-?\s*(?P<name>(?:dag_run|params|run_id)\b[^}]*?)\s*-?\}\}")
+
+
+def _templated_commands(parsed: PythonFile) -> Iterator[Report]:
+    """`BashOperator(bash_command='echo {{ dag_run.conf["x"] }}')`: the value is rendered
+    into the command unquoted, and the shell runs whatever it says (CVE-2022-40127)."""
+    for call, _name in parsed.calls:
+        for keyword in call.keywords:
+            if keyword.arg not in _TEMPLATED_COMMAND_KEYWORDS:
+                continue
+            found = _TRIGGER_VALUE.search(literal_text(keyword.value, parsed.constants))
+            if found is None:
+                continue
+            yield (keyword.value, "warning",
+                   f"`{keyword.arg}` is a template rendered into a shell command, and "
+                   f"`{{{{ {found.group('name')} }}}}` is chosen by whoever triggers the run: "
+                   "it is not quoted, so it can run other commands.",
+                   "Pass the value in the environment (env={\"RUN_ID\": \"{{ run_id }}\"}) "
+                   "and use it quoted (\"$RUN_ID\") in the command.")
 
 
 def _shell_severity(use: Use, always: bool) -> Severity | None:
@@ -369,6 +394,50 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
             f"Pass values to `{name}` as parameters of a parameterised query.")
     yield from _sql_elsewhere(parsed, reported)
     yield from _quoted_extras(parsed)
+    yield from _placeholders_replaced(parsed)
+
+
+
+
+def _placeholders_replaced(parsed: PythonFile) -> Iterator[Report]:
+    """`stmt = stmt.replace(f"%({key})s", value)` in a loop over the parameters: each
+    replacement runs on the text the previous ones produced, so a value holding another
+    parameter's placeholder is filled in again (mysql-connector-python, CVE-2024-21272)."""
+    for call, _name in parsed.calls:
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "replace"
+                and len(call.args) == 2 and isinstance(call.func.value, ast.Name)):
+            continue
+        placeholder = call.args[0]
+        if isinstance(placeholder, ast.Call) and isinstance(placeholder.func, ast.Attribute) \
+                and placeholder.func.attr == "encode":
+            placeholder = placeholder.func.value
+        text = literal_text(placeholder)  # `%(name)s` with the name formatted in
+        if not (is_formatted(placeholder) and "%(" in text and ")s" in text
+                and _refilled_in_loop(parsed, call, call.func.value.id)):
+            continue
+        yield (call.args[0], "warning",
+               "Query placeholders are filled one at a time with `replace`, each on the text "
+               "the previous ones produced: a value that holds another placeholder "
+               "(`%(name)s`) is filled in again, so one parameter can put SQL into the query "
+               "(SQL injection).",
+               "Fill every placeholder in one pass over the original text (re.sub with a "
+               "function), or let the driver bind the parameters.")
+
+
+def _refilled_in_loop(parsed: PythonFile, call: ast.Call, name: str) -> bool:
+    """Whether `name = name.replace(...)` (this call) sits in a `for`/`while` body."""
+    function = parsed.flow.function_at(call)
+    if function is None:
+        return False
+    for loop in ast.walk(function):
+        if not isinstance(loop, ast.For | ast.While):
+            continue
+        for statement in ast.walk(loop):
+            if (isinstance(statement, ast.Assign) and statement.value is call
+                    and any(isinstance(t, ast.Name) and t.id == name
+                            for t in statement.targets)):
+                return True
+    return False
 
 
 # Django's expression API: a class's `template` is SQL, and what its `__init__` passes on

@@ -229,15 +229,49 @@ def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine,
         values = [v.strip() for v in match.group("args").split(",")
                   if _IDENTIFIER.fullmatch(v.strip().split(".")[-1])]
         if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text) \
-                or any(change.added(form) for form in _moved_forms(line.text)):
-            continue  # the check is still made (moved, or rewritten around it)
+                or any(change.added(form) for form in _moved_forms(line.text)) \
+                or _new_guard_on(lines, {*values, *_receiver(check)}):
+            continue  # the check is still made (moved, rewritten, or another took its place)
         for value in values:
             kept = [a for a in added if _keeps(a.text, value)]
+            source = _derived_from(hunk, value)
+            if not kept and source is not None:
+                # `path = abspath(payload.path)` went with the guard on `path`.
+                value, kept = source, [a for a in added if _keeps(a.text, source)]
             if kept:
                 nearest = min(kept, key=lambda a: abs((a.new_lineno or 0)
                                                       - (line.old_lineno or 0)))
                 yield nearest, line.text.strip().rstrip(":").strip(), value
                 break
+
+
+def _new_guard_on(lines: tuple[DiffLine, ...], subjects: set[str]) -> bool:
+    """Whether the added lines hold a guard of their own (an `if` with an exit under it) on
+    one of the subjects: the check was rewritten, not deleted."""
+    for line, body in zip(lines, lines[1:], strict=False):
+        if (line.kind == "add" and body.kind == "add" and _EXITS.match(body.text)
+                and conjuncts(line.text) is not None
+                and any(_keeps(line.text, subject) for subject in subjects)):
+            return True
+    return False
+
+
+def _receiver(check: str) -> tuple[str, ...]:
+    """The value a check is a method of (`target` of `target.is_relative_to`); not a
+    module's path (`os.path`), not `self`."""
+    receiver, dot, _ = check.rpartition(".")
+    return (receiver,) if dot and _IDENTIFIER.fullmatch(receiver) \
+        and receiver not in ("self", "cls") else ()
+
+
+def _derived_from(hunk: Hunk, value: str) -> str | None:
+    """What a removed `value = call(source, ...)` line computed the value from."""
+    assigned = re.compile(rf"^\s*{re.escape(value)}\s*=\s*(?P<expr>.+)$")
+    for line in hunk.removed():
+        match = assigned.match(line.text)
+        if match:
+            return _inner_value(match.group("expr"))
+    return None
 
 
 def _moved_forms(text: str) -> tuple[str, str]:

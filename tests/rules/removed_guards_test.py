@@ -168,6 +168,14 @@ def _messages(path: str, old: str, new: str) -> list[str]:
     ("    if is_outside(root, name):\n        return None\n    return open(name)\n",
      "    data = name\n    return open(name)\n",
      "deletes the guard `if is_outside(root, name)` and its exit, and keeps using `name`"),
+    # the guard deleted with the line that computed its value (gradio, CVE-2024-1728)
+    ("    if check and not is_http(value.path):\n"
+     "        path = os.path.abspath(value.path)\n"
+     "        if not is_in_or_equal(path, get_upload_folder()):\n"
+     "            raise ValueError(path)\n    target = block.move(value.path)\n",
+     "    target = move(value.path, block)\n",
+     "deletes the guard `if not is_in_or_equal(path, get_upload_folder())` and its exit, "
+     "and keeps using `value.path`"),
     # the sanitiser removed together with an inner call
     ("    return escape(render(value))\n", "    return value\n",
      "takes `escape(...)` off `value`"),
@@ -190,6 +198,12 @@ def test_guards_removed_in_other_shapes(old: str, new: str, said: str) -> None:
     # the guard moved into a helper the new code calls
     ("    if not is_safe_path(base, name):\n        raise Forbidden()\n    return name\n",
      "    check(base, name)\n    is_safe_path(base, name)\n    return name\n"),
+    # another guard on the same value took its place
+    ("    target = (base / name).resolve()\n"
+     "    if not target.is_relative_to(base) or not target.is_file():\n"
+     "        return None\n    return target.read_bytes()\n",
+     "    target = base / name\n    if target.parent.resolve() != target.parent:\n"
+     "        raise PermissionError(name)\n    return target.read_bytes()\n"),
     # a deleted `if` that was no guard (no exit under it)
     ("    if not valid(name):\n        log(name)\n    return name\n", "    return name\n"),
     # autoescape moved, not removed

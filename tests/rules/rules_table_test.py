@@ -283,6 +283,29 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "    template = '%(function)s(%(expressions)s)'\n"
      "    def __init__(self, expression, delimiter, **extra):\n"
      "        super().__init__(expression, Value(delimiter), **extra)\n", set()),
+    ("a trigger's value rendered into a templated shell command", "dags/example.py",
+     "run = BashOperator(\n    task_id='run',\n"
+     "    bash_command='echo \"run_id={{ run_id }} | dag_run={{ dag_run }}\"',\n)\n",
+     {("python.shell-injection", W)}),
+    ("a trigger's conf rendered into a templated shell command", "dags/example.py",
+     "run = BashOperator(task_id='run', bash_command=\"ls {{ dag_run.conf['dir'] }}\")\n",
+     {("python.shell-injection", W)}),
+    ("near: the scheduler's own values in a templated shell command", "dags/example.py",
+     "run = BashOperator(task_id='run', bash_command='echo {{ ds }} {{ ti.try_number }}')\n",
+     set()),
+    ("placeholders filled one at a time in a loop", "app/cursor.py",
+     "def execute(self, stmt, prepared):\n    for key, value in prepared.items():\n"
+     "        stmt = stmt.replace(f\"%({key})s\".encode(), value)\n    return stmt\n",
+     {("python.sql-injection", W)}),
+    ("placeholders built by concatenation, filled in a while loop", "app/cursor.py",
+     "def fill(sql, names, values):\n    while names:\n        key = names.pop()\n"
+     "        sql = sql.replace('%(' + key + ')s', values[key])\n    return sql\n",
+     {("python.sql-injection", W)}),
+    ("near: one placeholder filled once", "app/cursor.py",
+     "def fill(stmt, key, value):\n    return stmt.replace(f\"%({key})s\", value)\n", set()),
+    ("near: template names filled in a loop", "app/text.py",
+     "def fill(text, values):\n    for key, value in values.items():\n"
+     "        text = text.replace('{' + key + '}', value)\n    return text\n", set()),
     # --- python: paths and html ------------------------------------------------------------
     ("path from request data", "app/views.py",
      "from flask import request, send_file\n@app.route('/download')\ndef download():\n"
