@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from itertools import accumulate, islice
+from itertools import accumulate, islice, pairwise
 
 from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import DiffLine, Hunk
@@ -248,7 +248,7 @@ def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine,
 def _new_guard_on(lines: tuple[DiffLine, ...], subjects: set[str]) -> bool:
     """Whether the added lines hold a guard of their own (an `if` with an exit under it) on
     one of the subjects: the check was rewritten, not deleted."""
-    for line, body in zip(lines, lines[1:], strict=False):
+    for line, body in pairwise(lines):
         if (line.kind == "add" and body.kind == "add" and _EXITS.match(body.text)
                 and conjuncts(line.text) is not None
                 and any(_keeps(line.text, subject) for subject in subjects)):
