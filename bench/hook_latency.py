@@ -20,6 +20,11 @@ Runs alternate between the tools; medians, after one warm-up run each. Every com
 with bytecode caching on, as an installed hook does.
 
     python bench/hook_latency.py [--runs 9] [--shape edits|new|new200|minified|empty|all]
+        [--baseline REF]
+
+`--baseline REF` adds reviewbot as it was at a commit of this repository (checked out into a
+temporary worktree, imported ahead of the installed one) as one more peer in the same
+alternating runs: a change's cost on the hook, paired.
 
 Needs the bench extra (`pip install -e '.[bench]'`) and npm (for the bundle, fetched once
 into bench/.cache).
@@ -55,6 +60,8 @@ GIT_ENV = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.inv
 # What the issue asked of the hook, printed next to the figures.
 GOALS = {"gitleaks": 1.0, "bandit + detect-secrets-hook": 0.3}
 EMPTY_GOAL_S, VERSION_GOAL_S = 0.08, 0.03
+# A change to the rules keeps the hook within 10% of the commit before it.
+BASELINE_GOAL = 1.1
 
 
 def tool(name: str) -> str:
@@ -160,11 +167,31 @@ SHAPES: dict[str, Callable[[Path, Path], list[str]]] = {
     "minified": build_minified, "empty": build_empty}
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL,
+    subprocess.run(command, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - start
+
+
+class Baseline:
+    """reviewbot at an earlier commit: its package imported ahead of the installed one."""
+
+    def __init__(self, ref: str, work: Path) -> None:
+        self.ref = ref
+        self.tree = work / "baseline"
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(self.tree), ref],
+                       cwd=ROOT, check=True)
+        self.env = {**ENV, "PYTHONPATH": str(self.tree)}
+        found = subprocess.run(
+            [sys.executable, "-c", "import reviewbot; print(reviewbot.__file__)"],
+            env=self.env, cwd=work, capture_output=True, text=True, check=True)
+        if not found.stdout.startswith(str(self.tree)):
+            sys.exit(f"the baseline does not take precedence: reviewbot from {found.stdout}")
+
+    def close(self) -> None:
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.tree)], cwd=ROOT,
+                       check=False)
 
 
 def peers(files: list[str]) -> dict[str, list[list[str]]]:
@@ -183,21 +210,28 @@ def peers(files: list[str]) -> dict[str, list[list[str]]]:
     return found
 
 
-def measure(shape: str, work: Path, cache: Path, runs: int) -> None:
+def measure(shape: str, work: Path, cache: Path, runs: int,
+            baseline: Baseline | None = None) -> None:
     repo = work / shape
     files = SHAPES[shape](repo, cache)
     added = subprocess.run(["git", "diff", "--cached", "--numstat"], cwd=repo, check=True,
                            capture_output=True, text=True, env=GIT_ENV).stdout.split()
     ours_command = [*hook_command(), "--output-dir", str(work / "runs")]
     others = peers(files)
-    for command in (ours_command, *(c for cs in others.values() for c in cs)):
-        timed(command, repo)  # warm the file cache and write bytecode once for everyone
+    envs = {name: ENV for name in others}
+    if baseline is not None:
+        name = f"reviewbot at {baseline.ref}"
+        others = {name: [ours_command], **others}
+        envs[name] = baseline.env
+    for name, commands in {"": [ours_command], **others}.items():
+        for command in commands:  # warm the file cache and write bytecode once for everyone
+            timed(command, repo, envs.get(name))
     ours: list[float] = []
     theirs: dict[str, list[float]] = {name: [] for name in others}
     for _ in range(runs):
         ours.append(timed(ours_command, repo))
         for name, commands in others.items():
-            theirs[name].append(sum(timed(command, repo) for command in commands))
+            theirs[name].append(sum(timed(command, repo, envs[name]) for command in commands))
     med = statistics.median
     lines = sum(int(n) for n in added[0::3] if n.isdigit())
     print(f"\n{shape}: {len(files)} files, {lines:,} added lines ({runs} runs, medians)")
@@ -207,6 +241,8 @@ def measure(shape: str, work: Path, cache: Path, runs: int) -> None:
           f"{f'<= {EMPTY_GOAL_S}' if shape == 'empty' else ''} |")
     for name, times in theirs.items():
         goal = GOALS[name] if name == "gitleaks" or (name in GOALS and shape == "new") else None
+        if baseline is not None and name == f"reviewbot at {baseline.ref}":
+            goal = BASELINE_GOAL
         shown = f"<= {goal}" if goal else ""
         print(f"| {name} | {med(times):.3f} | {med(ours) / med(times):.2f} | {shown} |")
 
@@ -225,15 +261,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--shape", choices=(*SHAPES, "all"), default="all")
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
+    parser.add_argument("--baseline", metavar="REF",
+                        help="also time reviewbot as it was at this commit, paired")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
+    baseline = Baseline(args.baseline, work) if args.baseline else None
     try:
         for shape in SHAPES if args.shape == "all" else (args.shape,):
-            measure(shape, work, args.cache.resolve(), args.runs)
+            measure(shape, work, args.cache.resolve(), args.runs, baseline)
         if args.shape in ("all", "empty"):
             version_time(args.runs)
     finally:
+        if baseline is not None:
+            baseline.close()
         shutil.rmtree(work, ignore_errors=True)
 
 

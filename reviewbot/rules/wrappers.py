@@ -44,6 +44,15 @@ class SinkPath:
                f"{self.line})"
 
 
+@dataclass(frozen=True)
+class _Step:
+    """A call on the way to a sink, and the arguments of it that must carry the parameter."""
+
+    call: ast.Call
+    path: SinkPath
+    arguments: list[ast.expr]
+
+
 class Wrappers:
     """The module's functions, and which of their parameters reach each kind of sink."""
 
@@ -86,27 +95,42 @@ class Wrappers:
             return self._memo[key]
         self._memo[key] = {}  # a recursive call in progress reaches nothing more
         found: dict[str, SinkPath] = {}
-        for param in _params(function)[:MAX_PARAMS]:
-            path = self._param_path(kind, function, param, depth)
+        steps = self._steps(kind, function, depth)
+        # A function with no sink and no wrapper call in it costs no flow (most of them).
+        for param in _params(function)[:MAX_PARAMS] if steps else ():
+            path = self._param_path(function, param, steps)
             if path is not None:
                 found[param] = path
         self._memo[key] = found
         return found
 
-    def _param_path(self, kind: Kind, function: Function, param: str,
-                    depth: int) -> SinkPath | None:
-        flow = flow_for(function, [param], self._name_of)
+    def _steps(self, kind: Kind, function: Function, depth: int) -> list[_Step]:
+        """The calls in a function that lead to a sink of the kind, in the function's order:
+        the sink itself with the arguments it is dangerous with, or a wrapper with the
+        parameters of it that reach one."""
+        steps: list[_Step] = []
         for call in _calls(function):
             name = self._name_of(call)
-            if any(self._from(arg, flow) for arg in self._sinks[kind](call, name)):
-                return SinkPath(sink=name, line=call.lineno)
+            arguments = self._sinks[kind](call, name)
+            if arguments:
+                steps.append(_Step(call, SinkPath(sink=name, line=call.lineno), arguments))
+                continue
             if depth + 1 >= MAX_DEPTH or _callee(call) == function.name:
                 continue
             for inner in self._definitions().get(_callee(call) or "", [])[:1]:
                 for inner_param, path in self._reaching(kind, inner, depth + 1).items():
                     arg = _argument(call, inner, inner_param)
-                    if arg is not None and self._from(arg, flow):
-                        return SinkPath(path.sink, path.line, (inner.name, *path.via))
+                    if arg is not None:
+                        steps.append(_Step(call, SinkPath(path.sink, path.line,
+                                                          (inner.name, *path.via)), [arg]))
+        return steps
+
+    def _param_path(self, function: Function, param: str,
+                    steps: list[_Step]) -> SinkPath | None:
+        flow = flow_for(function, [param], self._name_of)
+        for step in steps:
+            if any(self._from(arg, flow) for arg in step.arguments):
+                return step.path
         return None
 
     def _from(self, arg: ast.expr, flow: Flow) -> bool:
