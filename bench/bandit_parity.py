@@ -13,7 +13,7 @@ Two corpora, both from PyPI releases (nothing here was written to match either t
 bandit runs on the whole new file and is then held to the added lines, as reviewbot is.
 
     python bench/bandit_parity.py [--cache bench/.cache] [--only fixes|releases]
-        [--round N] [--list]
+        [--round N] [--whole-release] [--list]
 """
 
 from __future__ import annotations
@@ -174,16 +174,20 @@ class FixResult:
     tagged: int
 
 
-def review_fix(fix: VulnFix, cache: Path, work: Path) -> FixResult:
+def review_fix(fix: VulnFix, cache: Path, work: Path, whole: bool = False) -> FixResult:
     case = work / re.sub(r"\W+", "-", fix.name)
     texts = []
+    found = []
     for version in (fix.fixed, fix.vulnerable):
         release = case / version
         extract(fetch_release(fix.package, version, cache), release)
-        texts.append(find(release, fix.path).read_text(encoding="utf-8", errors="replace"))
+        found.append(find(release, fix.path))
+        texts.append(found[-1].read_text(encoding="utf-8", errors="replace"))
     repo = case / "repo"
     target = repo / fix.path
-    target.parent.mkdir(parents=True)
+    if whole:  # the fixed release's every file, so the fix's imports resolve in the project
+        shutil.copytree(found[0].parents[len(Path(fix.path).parts) - 1], repo)
+    target.parent.mkdir(parents=True, exist_ok=True)
     git(repo, "init", "-q")
     for version, text in zip((fix.fixed, fix.vulnerable), texts, strict=True):
         target.write_text(text, encoding="utf-8")
@@ -306,6 +310,9 @@ def main() -> None:
     parser.add_argument("--round", type=int, action="append", dest="rounds",
                         help="only the vulnerability fixes of this round (0: the fixes the "
                              "rules were written against); repeatable")
+    parser.add_argument("--whole-release", action="store_true",
+                        help="commit the fixed release's every file before the change, not "
+                             "only the fixed file (the project's other modules present)")
     parser.add_argument("--list", action="store_true",
                         help="print every finding one tool makes on ordinary changes that "
                              "the other does not")
@@ -320,7 +327,7 @@ def main() -> None:
             fixes = []
             for fix in (f for f in FIXES if args.rounds is None or f.round in args.rounds):
                 print(f"vulnerability fix: {fix.name} ...", file=sys.stderr)
-                fixes.append(review_fix(fix, args.cache, work))
+                fixes.append(review_fix(fix, args.cache, work, args.whole_release))
             print_fixes(fixes)
             print()
         if args.only != "fixes":

@@ -10,6 +10,7 @@ failure is a GitError, not "absent".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
@@ -80,6 +81,17 @@ class RepoSource:
     def rules_text(self, path: str) -> str | None:
         """The whole new file for the rules, or None (absent, binary, over the cap)."""
         return self.read(path).text
+
+    def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
+        """Other files of the new side for the rules, in one git call: each path's text, or
+        None (absent, binary, over the cap)."""
+        if self.diff.request.mode == "working":
+            return {path: self.rules_text(path) for path in paths}
+        missing = [path for path in paths if ("new", path) not in self._cache]
+        exact = {self._exact(path): path for path in missing}
+        for path, data in self.repo.read_blobs(self.diff.head_rev or "", sorted(exact)).items():
+            self._cache[("new", exact[path])] = _file_text(exact[path], data)
+        return {path: self.rules_text(path) for path in paths}
 
     def new_text(self, path: str) -> str | None:
         """The new file for a reader: its text, a one-line summary, or None when absent."""

@@ -29,6 +29,8 @@ from reviewbot.rules.base import (
     ChangeLines,
     FileChange,
     Hit,
+    ProjectFiles,
+    ReadMany,
     Rule,
     is_minified,
     suppressed,
@@ -88,17 +90,19 @@ PARALLEL_MIN_CHARS = 1_000_000
 
 
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
-              history: Iterable[HistoryLine] = ()) -> RulesResult:
+              history: Iterable[HistoryLine] = (),
+              read_many: ReadMany | None = None) -> RulesResult:
     """Tag and rate every unit and collect the findings rules can make on added lines (and,
     for a range of commits, on lines a commit added and a later one removed). A large change
-    is checked on more than one core (`limits.processes`); the result is the same."""
+    is checked on more than one core (`limits.processes`); the result is the same.
+    `read_many` reads other files of the reviewed side (a module a changed file imports)."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
-    whole = ChangeLines(all_units)
-    changes = (_file_changes(kept, read_new, whole)
-               + _file_changes(ignored, read_new, whole, {IGNORED}))
+    shared = _Shared(ChangeLines(all_units), ProjectFiles(read_many))
+    changes = (_file_changes(kept, read_new, shared)
+               + _file_changes(ignored, read_new, shared, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache).
     weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -160,7 +164,15 @@ def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Fi
         rule_id, f.file_path)).severity else f for f in found]
 
 
-def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, whole: ChangeLines,
+@dataclass(frozen=True)
+class _Shared:
+    """What every file of one change shares: its added lines, the project's other files."""
+
+    change: ChangeLines
+    project: ProjectFiles
+
+
+def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Shared,
                   extra_tags: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
     grouped: dict[str, list[ReviewUnit]] = {}
     for unit in units:
@@ -175,7 +187,8 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, whole: Chang
             tags.add("minified")
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),
-            units=tuple(file_units), read_new=partial(read_new, path), change=whole,
+            units=tuple(file_units), read_new=partial(read_new, path),
+            change=shared.change, project=shared.project,
         ))
     return changes
 

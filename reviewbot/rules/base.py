@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
+from reviewbot.errors import GitError
 from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 
 # What reviews a unit that is generated, minified, vendored or a lockfile: secrets only.
@@ -133,6 +134,41 @@ class ChangeLines:
         return normal_line(text) in self._added
 
 
+ReadMany = Callable[[Sequence[str]], dict[str, str | None]]
+# How many batches of project files one process may read for the rules in a run: each is a
+# git process (a few milliseconds), and a hook must stay fast.
+PROJECT_READS = 16
+
+
+class ProjectFiles:
+    """Files of the reviewed side beyond the change, for a rule that follows a call into the
+    module that defines it. Each path is read at most once, candidates in one batch, and at
+    most PROJECT_READS batches a run; `memo` keeps what rules computed on a file."""
+
+    def __init__(self, read_many: ReadMany | None = None, budget: int = PROJECT_READS) -> None:
+        self._read_many = read_many
+        self._budget = budget
+        self._texts: dict[str, str | None] = {}
+        self.memo: dict[str, object] = {}
+
+    def first(self, candidates: Sequence[str]) -> tuple[str, str] | None:
+        """The first candidate path that exists, with its text; None when none does, or
+        when the run's budget of reads is spent."""
+        missing = [path for path in candidates if path not in self._texts]
+        if missing and self._read_many is not None and self._budget > 0:
+            self._budget -= 1
+            try:
+                found = self._read_many(missing)
+            except GitError:
+                found = {}  # what cannot be read is not followed; the rules go on
+            self._texts.update((path, found.get(path)) for path in missing)
+        for path in candidates:
+            text = self._texts.get(path)
+            if text is not None:
+                return path, text
+        return None
+
+
 def normal_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -148,6 +184,8 @@ class FileChange:
     read_new: Callable[[], str | None] = field(repr=False, default=lambda: None)
     # The whole change's added lines, shared by every file of it.
     change: ChangeLines = field(default_factory=ChangeLines, repr=False)
+    # The reviewed side's other files, shared by every file of the change.
+    project: ProjectFiles = field(default_factory=ProjectFiles, repr=False)
     # Per-file analyses that several rules share (e.g. a parsed tree with its imports).
     memo: dict[str, object] = field(default_factory=dict, repr=False)
     # What the run should know about how this file was checked (a tool missing, a timeout).

@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
 
@@ -48,6 +48,9 @@ class PythonFile:
     # The whole module, and what rules computed on it once (a module's wrapper functions).
     tree: ast.Module | None = None
     memo: dict[str, object] = field(default_factory=dict)
+    path: str = ""
+    # The reviewed side's other files (the modules this one imports).
+    project: ProjectFiles = field(default_factory=ProjectFiles)
 
 
 def python_file(change: FileChange) -> PythonFile | None:
@@ -55,25 +58,18 @@ def python_file(change: FileChange) -> PythonFile | None:
     if "python_file" not in change.memo:
         tree = change.python_tree
         change.memo["python_file"] = None if tree is None else _analyse(
-            change.path, tree, change.new_text, frozenset(change.added_by_line))
+            change.path, tree, change.new_text, frozenset(change.added_by_line),
+            change.project)
     return cast(PythonFile | None, change.memo["python_file"])
 
 
 def _analyse(path: str, tree: ast.Module, text: str | None,
-             changed: frozenset[int]) -> PythonFile:
+             changed: frozenset[int], project: ProjectFiles) -> PythonFile:
     # Walking only the statements that touch added lines keeps a hook fast on big files.
     lines = LineSet(tuple(sorted(changed)))
     touched = _touched(tree.body, lines)
     nodes = [node for stmt in touched for node in _walk_shallow(stmt)]
-    aliases: dict[str, str] = {}
-    for node in (*_imports(tree.body), *nodes):
-        if isinstance(node, ast.Import):
-            for name in node.names:
-                aliases[name.asname or name.name.split(".")[0]] = (
-                    name.name if name.asname else name.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for name in node.names:
-                aliases[name.asname or name.name] = f"{node.module}.{name.name}"
+    aliases = import_aliases((*_imports(tree.body), *nodes))
 
     def name_of(call: ast.Call) -> str:
         return qualified_name(call.func, aliases)
@@ -88,7 +84,28 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
                       is_script=is_entry_point(path, text), changed=lines,
-                      constants=module_constants(tree), text=text or "", tree=tree)
+                      constants=module_constants(tree), text=text or "", tree=tree,
+                      path=path, project=project)
+
+
+def import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
+    """What each imported name stands for: `sp` -> `subprocess`, `run` -> `subprocess.run`
+    (absolute imports; a relative one is not a library's name)."""
+    aliases: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for name in node.names:
+                aliases[name.asname or name.name.split(".")[0]] = (
+                    name.name if name.asname else name.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for name in node.names:
+                aliases[name.asname or name.name] = f"{node.module}.{name.name}"
+    return aliases
+
+
+def module_imports(tree: ast.Module) -> list[ast.AST]:
+    """Module-level imports, including those under `if`/`try`."""
+    return _imports(tree.body)
 
 
 def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:

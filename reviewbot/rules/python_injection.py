@@ -16,7 +16,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import cast
 
+from reviewbot.rules.imported import module_wrappers, project_aliases, target_of
 from reviewbot.rules.python_ast import (
     PythonFile,
     Report,
@@ -1044,7 +1046,8 @@ _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "pa
 
 def _wrapped(parsed: PythonFile,
              kind: Kind) -> Iterator[tuple[ast.Call, str, ast.expr, str, SinkPath]]:
-    """Calls of the module's own functions whose argument reaches a sink of the kind."""
+    """Calls of the module's own functions, or of functions it imports from the project's
+    other modules, whose argument reaches a sink of the kind."""
     if parsed.tree is None:
         return
     wrappers = parsed.memo.get("wrappers")
@@ -1052,5 +1055,40 @@ def _wrapped(parsed: PythonFile,
         wrappers = Wrappers(parsed.tree, parsed.flow.name_of, _SINKS)
         parsed.memo["wrappers"] = wrappers
     for call, name in parsed.scope_calls:
-        for arg, param, path in wrappers.at(kind, call):
+        found = list(wrappers.at(kind, call))
+        imported = _imported(parsed, call, name) if not found else None
+        if imported is not None:
+            found = list(imported[0].at(kind, call, imported[1]))
+        for arg, param, path in found:
             yield call, name, arg, param, path
+
+
+# What makes a call worth following into another module: input that could inject.
+_FOLLOWED_SOURCES = _OUTSIDE | {"archive"}
+
+
+def _imported(parsed: PythonFile, call: ast.Call, name: str) -> tuple[Wrappers, str] | None:
+    """The wrappers of the project module a call's function comes from, and the function's
+    name there, when the call hands it formatted text or outside input; asked once a call."""
+    memo = cast(dict[int, tuple[Wrappers, str] | None], parsed.memo.setdefault("imported", {}))
+    if id(call) not in memo:
+        memo[id(call)] = None
+        aliases = parsed.memo.get("project_aliases")
+        if not isinstance(aliases, dict):
+            aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
+            parsed.memo["project_aliases"] = aliases
+        target = target_of(call, aliases)
+        if target is not None and any(_worth_following(parsed, call, name, arg) for arg in
+                                      (*call.args, *(k.value for k in call.keywords))):
+            module = module_wrappers(parsed.project, target.module, _SINKS)
+            memo[id(call)] = None if module is None else (module, target.function)
+    return memo[id(call)]
+
+
+def _worth_following(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> bool:
+    if is_formatted(arg):
+        return True
+    if not isinstance(arg, ast.Name):
+        return False
+    use = use_of(parsed, call, name, arg)
+    return use.formatted or use.source in _FOLLOWED_SOURCES

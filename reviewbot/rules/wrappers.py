@@ -37,11 +37,13 @@ class SinkPath:
     sink: str
     line: int
     via: tuple[str, ...] = ()
+    # The module the sink is in, when it is not the file being checked.
+    file: str = ""
 
     def describe(self, name: str, param: str) -> str:
         through = "".join(f" through `{w}`" for w in self.via)
-        return f"`{name}` passes its `{param}` parameter{through} to `{self.sink}` (line " \
-               f"{self.line})"
+        where = f"line {self.line} of {self.file}" if self.file else f"line {self.line}"
+        return f"`{name}` passes its `{param}` parameter{through} to `{self.sink}` ({where})"
 
 
 @dataclass(frozen=True)
@@ -57,18 +59,20 @@ class Wrappers:
     """The module's functions, and which of their parameters reach each kind of sink."""
 
     def __init__(self, tree: ast.Module, name_of: NameOf,
-                 sinks: dict[Kind, SinkArguments]) -> None:
+                 sinks: dict[Kind, SinkArguments], file: str = "") -> None:
         self._tree = tree
         self._name_of = name_of
         self._sinks = sinks
+        self._file = file
         self._defs: dict[str, list[Function]] | None = None
         self._memo: dict[tuple[Kind, int], dict[str, SinkPath]] = {}
 
-    def at(self, kind: Kind, call: ast.Call) -> Iterator[tuple[ast.expr, str, SinkPath]]:
-        """For a call of one of the module's functions: each argument that reaches a sink of
-        this kind inside it, with the parameter it binds and the way there."""
-        name = _callee(call)
-        definitions = self._definitions().get(name or "")
+    def at(self, kind: Kind, call: ast.Call,
+           name: str | None = None) -> Iterator[tuple[ast.expr, str, SinkPath]]:
+        """For a call of one of the module's functions (by default the one the call names
+        as `f(...)` or `self.f(...)`): each argument that reaches a sink of this kind inside
+        it, with the parameter it binds and the way there."""
+        definitions = self._definitions().get(name or _callee(call) or "")
         if not definitions:
             return
         reached = [self._reaching(kind, f, 0) for f in definitions]
@@ -113,7 +117,8 @@ class Wrappers:
             name = self._name_of(call)
             arguments = self._sinks[kind](call, name)
             if arguments:
-                steps.append(_Step(call, SinkPath(sink=name, line=call.lineno), arguments))
+                steps.append(_Step(call, SinkPath(name, call.lineno, file=self._file),
+                                   arguments))
                 continue
             if depth + 1 >= MAX_DEPTH or _callee(call) == function.name:
                 continue
@@ -122,7 +127,8 @@ class Wrappers:
                     arg = _argument(call, inner, inner_param)
                     if arg is not None:
                         steps.append(_Step(call, SinkPath(path.sink, path.line,
-                                                          (inner.name, *path.via)), [arg]))
+                                                          (inner.name, *path.via),
+                                                          path.file), [arg]))
         return steps
 
     def _param_path(self, function: Function, param: str,

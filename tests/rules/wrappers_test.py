@@ -3,8 +3,21 @@ at the call names the wrapper, the parameter and the sink's line."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cli import main
+from reviewbot.config import Config
+from reviewbot.diff import parse_units
+from reviewbot.rules import run_rules
+from reviewbot.rules.base import PROJECT_READS
+from reviewbot.rules.imported import MAX_MODULE_CHARS
 from reviewbot.schema import Finding
-from tests.rules.conftest import findings
+from tests.conftest import GitFixture
+from tests.rules.conftest import findings, make_diff
 
 SSH = '''import subprocess
 
@@ -93,3 +106,113 @@ def test_a_recursive_wrapper_ends() -> None:
     [finding] = findings("app/walk.py", code, old)
     assert finding.start_line == 11 and "`walk` passes its `cmd` parameter to `os.system`" in (
         finding.message)
+
+
+# --- functions imported from the project's other modules ----------------------------------
+
+UTILS = ('import subprocess\n\n\ndef run_command(command, check=True):\n'
+         '    return subprocess.run(command, shell=True, check=check)\n\n\n'
+         'def quiet(command):\n    return run_command(command, check=False)\n')
+
+
+class Project:
+    """The reviewed side's other files, and every batch of paths the rules asked for."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+        self.asked: list[list[str]] = []
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, str | None]:
+        self.asked.append(list(paths))
+        return {path: self.files.get(path) for path in paths}
+
+
+def _imported(path: str, new: str, old: str, project: Project) -> list[Finding]:
+    units = parse_units(make_diff(path, new, old))
+    return list(run_rules(units, lambda p: new if p == path else None, Config(),
+                          read_many=project.read_many).findings)
+
+
+@pytest.mark.parametrize(("path", "imports", "call", "module"), [
+    ("pkg/cli.py", "from pkg import utils", "utils.run_command", "pkg/utils.py"),
+    ("pkg/cli.py", "from pkg.utils import run_command", "run_command", "pkg/utils.py"),
+    ("pkg/cli.py", "import pkg.utils", "pkg.utils.run_command", "pkg/utils.py"),
+    ("pkg/cli.py", "from . import utils", "utils.run_command", "pkg/utils.py"),
+    ("pkg/sub/cli.py", "from ..utils import quiet", "quiet", "pkg/utils.py"),
+    ("src/pkg/cli.py", "from pkg.utils import run_command as run", "run", "src/pkg/utils.py"),
+    ("pkg/cli.py", "from pkg import utils", "utils.run_command", "pkg/utils/__init__.py"),
+])
+def test_a_function_imported_from_the_project_is_a_sink(path: str, imports: str, call: str,
+                                                         module: str) -> None:
+    new = f"{imports}\n\n\ndef restart(service):\n    {call}(f'systemctl restart {{service}}')\n"
+    old = new.replace("f'systemctl restart {service}'", "'systemctl restart app'")
+    project = Project({module: UTILS})
+    [finding] = _imported(path, new, old, project)
+    assert (finding.rule_id, finding.severity, finding.start_line) == (
+        "python.shell-injection", "error", 5)
+    name = call.rsplit(".", 1)[-1]
+    sink = "to `subprocess.run` (line 5 of " if name != "quiet" else \
+        "through `run_command` to `subprocess.run` (line 5 of "
+    assert f"passes its `command` parameter {sink}{module})" in finding.message, \
+        finding.message
+    assert len(project.asked) == 1  # one batch for the module, whatever the rules ask
+
+
+@pytest.mark.parametrize(("imports", "call"), [
+    ("import shlex", "shlex.split"),  # the standard library is never read
+    ("from pkg import utils", "utils.run_command"),  # handed a constant: nothing to follow
+    ("", "run_command"),  # not imported
+])
+def test_calls_not_followed_read_nothing(imports: str, call: str) -> None:
+    new = f"{imports}\n\n\ndef restart(service):\n    {call}('systemctl restart app')\n" \
+        f"    shlex.split(f'x {{service}}')\n"
+    old = new.replace("restart app", "stop app")
+    project = Project({"pkg/utils.py": UTILS})
+    assert _imported("pkg/cli.py", new, old, project) == []
+    assert project.asked == []
+
+
+def test_a_module_that_is_not_the_projects_is_asked_for_once() -> None:
+    new = ("import requests\n\n\ndef get(name):\n    requests.get(f'https://x/{name}')\n"
+           "    requests.post(f'https://x/{name}')\n")
+    old = new.replace("{name}", "a")
+    project = Project({})
+    assert _imported("pkg/cli.py", new, old, project) == []
+    assert project.asked == [["requests.py", "requests/__init__.py", "src/requests.py",
+                              "src/requests/__init__.py"]]
+
+
+def test_reads_stop_at_the_runs_budget() -> None:
+    calls = "".join(f"    mod{n}.run(f'x {{name}}')\n" for n in range(PROJECT_READS + 4))
+    imports = "".join(f"import mod{n}\n" for n in range(PROJECT_READS + 4))
+    new = f"{imports}\n\ndef go(name):\n{calls}"
+    old = new.replace("{name}", "a")
+    project = Project({})
+    assert _imported("app.py", new, old, project) == []
+    assert len(project.asked) == PROJECT_READS
+
+
+def test_a_module_too_large_or_not_python_is_not_followed() -> None:
+    new = "from pkg import big, bad\n\n\ndef go(name):\n    big.run_command(f'x {name}')\n" \
+        "    bad.run_command(f'x {name}')\n"
+    old = new.replace("{name}", "a")
+    project = Project({"pkg/big.py": UTILS + "#" * MAX_MODULE_CHARS,
+                       "pkg/bad.py": UTILS + "def (:\n"})
+    assert _imported("pkg/cli.py", new, old, project) == []
+
+
+def test_staged_in_a_real_repository(repo: GitFixture, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("tools/utils.py", UTILS)
+    repo.write("tools/deploy.py", "from tools.utils import run_command\n\n\n"
+                                  "def deploy(tag):\n    run_command('make deploy')\n")
+    repo.commit("base")
+    repo.write("tools/deploy.py", "from tools.utils import run_command\n\n\n"
+                                  "def deploy(tag):\n    run_command(f'make deploy TAG={tag}')\n")
+    repo.stage()
+    main(["--repo", str(repo.root), "--mode", "staged", "--offline", "--format", "json",
+          "--output-dir", str(tmp_path / "runs")])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["rule_id"] == "python.shell-injection"
+    assert "`tools.utils.run_command` passes its `command` parameter to `subprocess.run` " \
+        "(line 5 of tools/utils.py)" in finding["message"]

@@ -1,0 +1,96 @@
+"""Functions a file imports from the project's own modules, as sinks: `utils.run_command(cmd)`
+runs `cmd` through a shell when `run_command`, in the project's `utils.py`, passes its
+parameter to one (rules/wrappers.py, applied to that module).
+
+Bounded to what a hook can afford. Only a call that hands a formatted string or outside
+input to an imported function is followed, and only into a module that is not the standard
+library. The module's file is found by its dotted name (`pkg/utils.py`,
+`pkg/utils/__init__.py`, at the root or under `src/`; a relative import from the importer's
+folder), read from the reviewed side (the same content the rest of the review reads), in
+one batch per module, at most MAX_MODULE_CHARS, once a run, within the run's budget of
+reads (rules/base.py, ProjectFiles). A method of an object (`self.adb.shell(cmd)`) is not
+followed: which class the object is takes more than names.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from reviewbot.rules.base import ProjectFiles
+from reviewbot.rules.python_ast import import_aliases, module_imports, qualified_name
+from reviewbot.rules.wrappers import Kind, SinkArguments, Wrappers
+
+MAX_MODULE_CHARS = 256_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """An imported function a call names: its module (dotted) and its name there."""
+
+    module: str
+    function: str
+
+
+def project_aliases(tree: ast.Module, importer: str) -> dict[str, str]:
+    """Every imported name as a dotted path; relative imports resolved against the
+    importer's folder (`from .utils import run` in `pkg/cli.py` is `pkg.utils.run`)."""
+    imports = module_imports(tree)
+    aliases = import_aliases(imports)
+    package = PurePosixPath(importer).parent.parts
+    for node in imports:
+        if not isinstance(node, ast.ImportFrom) or node.level == 0 \
+                or node.level - 1 > len(package):
+            continue
+        base = package[:len(package) - (node.level - 1)]
+        prefix = ".".join((*base, *(node.module.split(".") if node.module else ())))
+        for name in node.names:
+            aliases[name.asname or name.name] = f"{prefix}.{name.name}" if prefix else name.name
+    return aliases
+
+
+def target_of(call: ast.Call, aliases: dict[str, str]) -> Target | None:
+    """The imported function a call names (`run(...)`, `utils.run(...)`,
+    `pkg.utils.run(...)`), or None: a local name, a method of an object, the standard
+    library."""
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id not in aliases:
+        return None
+    module, _, function = qualified_name(call.func, aliases).rpartition(".")
+    if not module or "()" in module or module.split(".")[0] in sys.stdlib_module_names:
+        return None
+    return Target(module=module, function=function)
+
+
+def candidates(module: str) -> list[str]:
+    path = module.replace(".", "/")
+    return [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
+
+
+def module_wrappers(project: ProjectFiles, module: str,
+                    sinks: dict[Kind, SinkArguments]) -> Wrappers | None:
+    """The wrappers of a project module, from its file on the reviewed side; None when it
+    is not the project's (no such file), too large, or does not parse."""
+    key = f"wrappers:{module}"
+    if key not in project.memo:
+        project.memo[key] = _read_wrappers(project, module, sinks)
+    found = project.memo[key]
+    return found if isinstance(found, Wrappers) else None
+
+
+def _read_wrappers(project: ProjectFiles, module: str,
+                   sinks: dict[Kind, SinkArguments]) -> Wrappers | None:
+    found = project.first(candidates(module))
+    if found is None or len(found[1]) > MAX_MODULE_CHARS:
+        return None
+    path, text = found
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    aliases = import_aliases(module_imports(tree))
+    return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path)
