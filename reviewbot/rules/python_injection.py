@@ -1036,9 +1036,14 @@ def _sql_sink(call: ast.Call, name: str) -> list[ast.expr]:
     return _sql_arguments(call, method) if method in _RUNNERS else []
 
 
+# A wrapper that only makes folders (`ensure_dir(path)`) is not a file opener: following it
+# repeated, at every folder an extraction makes, the finding at the file it writes.
+_FOLDER_MAKERS = frozenset({"os.makedirs", "os.mkdir"})
+
+
 def _path_sink(call: ast.Call, name: str) -> list[ast.expr]:
     count = _PATH_SINKS.get(name)
-    return list(call.args[:count]) if count and name not in _PROBES else []
+    return list(call.args[:count]) if count and name not in _PROBES | _FOLDER_MAKERS else []
 
 
 _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "path": _path_sink}

@@ -216,3 +216,11 @@ def test_staged_in_a_real_repository(repo: GitFixture, tmp_path: Path,
     assert finding["rule_id"] == "python.shell-injection"
     assert "`tools.utils.run_command` passes its `command` parameter to `subprocess.run` " \
         "(line 5 of tools/utils.py)" in finding["message"]
+
+
+def test_a_wrapper_that_only_makes_folders_is_not_a_file_opener() -> None:
+    code = ('import os\nfrom flask import request\n\n\ndef ensure_dir(path):\n'
+            '    os.makedirs(path, exist_ok=True)\n\n\n@app.route("/x")\ndef make():\n'
+            '    ensure_dir(os.path.join("/srv", request.args["d"]))\n')
+    old = code.replace('request.args["d"]', '"static"')
+    assert [f for f in findings("app/dirs.py", code, old) if "passes its" in f.message] == []
