@@ -180,7 +180,7 @@ class Baseline:
     def __init__(self, ref: str, work: Path) -> None:
         self.ref = ref
         self.tree = work / "baseline"
-        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(self.tree), ref],
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", "--", str(self.tree), ref],
                        cwd=ROOT, check=True)
         self.env = {**ENV, "PYTHONPATH": str(self.tree)}
         found = subprocess.run(

@@ -83,15 +83,19 @@ class RepoSource:
         return self.read(path).text
 
     def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
-        """Other files of the new side for the rules, in one git call: each path's text, or
-        None (absent, binary, over the cap)."""
+        """Other readable files of the new side for the rules (see `readable_files`), in one
+        git call, none for paths that are not there: each path's text, or None (absent,
+        binary, over the cap, not readable)."""
+        readable = self.readable_files()
+        present = [path for path in paths if path in readable]
+        texts: dict[str, str | None] = dict.fromkeys(paths)
         if self.diff.request.mode == "working":
-            return {path: self.rules_text(path) for path in paths}
-        missing = [path for path in paths if ("new", path) not in self._cache]
+            return texts | {path: self.rules_text(path) for path in present}
+        missing = [path for path in present if ("new", path) not in self._cache]
         exact = {self._exact(path): path for path in missing}
         for path, data in self.repo.read_blobs(self.diff.head_rev or "", sorted(exact)).items():
             self._cache[("new", exact[path])] = _file_text(exact[path], data)
-        return {path: self.rules_text(path) for path in paths}
+        return texts | {path: self.rules_text(path) for path in present}
 
     def new_text(self, path: str) -> str | None:
         """The new file for a reader: its text, a one-line summary, or None when absent."""

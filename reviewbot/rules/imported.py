@@ -61,8 +61,9 @@ def target_of(call: ast.Call, aliases: dict[str, str]) -> Target | None:
     if not isinstance(root, ast.Name) or root.id not in aliases:
         return None
     module, _, function = qualified_name(call.func, aliases).rpartition(".")
-    if not module or "()" in module or module.split(".")[0] in sys.stdlib_module_names:
-        return None
+    if not module or "()" in module or module.split(".")[0] in sys.stdlib_module_names \
+            or function[:1].isupper():
+        return None  # a class (`Error(f"...")`) is built, not a wrapper called
     return Target(module=module, function=function)
 
 

@@ -273,8 +273,21 @@ def source_of(expr: ast.expr, flow: Flow, qualified: NameOf) -> Source | None:
         if isinstance(node, ast.Call) and qualified(node) in SANITISERS:
             continue  # what a sanitiser returns is the program's own
         best = strongest(best, _direct_source(node, flow, qualified))
-        pending.extend(ast.iter_child_nodes(node))
+        pending.extend(_carriers(node))
     return best
+
+
+def _carriers(node: ast.AST) -> list[ast.AST]:
+    """The parts of an expression its value is made of: not an index or a slice's bounds
+    (`runs[:-keep]` is some of `runs`), not a condition (`a if keep else b`, a
+    comprehension's `if`)."""
+    if isinstance(node, ast.Subscript):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.comprehension):
+        return [node.iter]
+    return list(ast.iter_child_nodes(node))
 
 
 def strongest(first: Source | None, second: Source | None) -> Source | None:

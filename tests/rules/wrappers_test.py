@@ -224,3 +224,22 @@ def test_a_wrapper_that_only_makes_folders_is_not_a_file_opener() -> None:
             '    ensure_dir(os.path.join("/srv", request.args["d"]))\n')
     old = code.replace('request.args["d"]', '"static"')
     assert [f for f in findings("app/dirs.py", code, old) if "passes its" in f.message] == []
+
+
+def test_a_parameter_used_as_an_index_or_a_condition_does_not_reach_the_sink() -> None:
+    # reviewbot's own prune_runs: `keep` picks which folders go, it is not one of them
+    code = ('import shutil\nfrom flask import request\n\n\ndef prune(root, keep):\n'
+            '    runs = sorted(root.iterdir())\n'
+            '    doomed = [f for f in (runs[:-keep] if keep > 0 else runs) if f.is_dir()]\n'
+            '    for folder in doomed:\n        shutil.rmtree(folder)\n\n\n'
+            '@app.route("/prune")\ndef clean():\n    prune(ROOT, request.args["keep"])\n')
+    old = code.replace('request.args["keep"]', "3")
+    assert findings("app/prune.py", code, old) == []
+
+
+def test_a_class_built_from_formatted_text_is_not_followed() -> None:
+    new = "from pkg import errors\n\n\ndef fail(name):\n    raise errors.Failed(f'no {name}')\n"
+    old = new.replace("{name}", "x")
+    project = Project({"pkg/errors.py": UTILS})
+    assert _imported("pkg/cli.py", new, old, project) == []
+    assert project.asked == []
