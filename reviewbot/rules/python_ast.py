@@ -103,6 +103,25 @@ def import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
     return aliases
 
 
+def enclosing_function(tree: ast.Module,
+                       line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function holding a line, found by descending through the statements
+    that hold it (no walk of the whole file)."""
+    found = None
+    body: list[ast.stmt] = tree.body
+    while True:
+        holder = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)),
+                      None)
+        if holder is None:
+            return found
+        if isinstance(holder, ast.FunctionDef | ast.AsyncFunctionDef):
+            found = holder
+        inner = [child for field in ("body", "orelse", "finalbody", "handlers")
+                 for child in getattr(holder, field, [])]
+        cases = [stmt for case in getattr(holder, "cases", []) for stmt in case.body]
+        body = [*inner, *cases]
+
+
 def module_imports(tree: ast.Module) -> list[ast.AST]:
     """Module-level imports, including those under `if`/`try`."""
     return _imports(tree.body)

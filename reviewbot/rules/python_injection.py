@@ -22,6 +22,7 @@ from reviewbot.rules.imported import module_wrappers, project_aliases, target_of
 from reviewbot.rules.python_ast import (
     PythonFile,
     Report,
+    enclosing_function,
     first_arg,
     is_const,
     keyword_arg,
@@ -1061,18 +1062,14 @@ def _wrapped(parsed: PythonFile,
         parsed.memo["wrappers"] = wrappers
     for call, name in parsed.scope_calls:
         found = list(wrappers.at(kind, call))
-        imported = _imported(parsed, call, name) if not found else None
+        imported = _imported(parsed, call) if not found else None
         if imported is not None:
             found = list(imported[0].at(kind, call, imported[1]))
         for arg, param, path in found:
             yield call, name, arg, param, path
 
 
-# What makes a call worth following into another module: input that could inject.
-_FOLLOWED_SOURCES = _OUTSIDE | {"archive"}
-
-
-def _imported(parsed: PythonFile, call: ast.Call, name: str) -> tuple[Wrappers, str] | None:
+def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None:
     """The wrappers of the project module a call's function comes from, and the function's
     name there, when the call hands it formatted text or outside input; asked once a call."""
     memo = cast(dict[int, tuple[Wrappers, str] | None], parsed.memo.setdefault("imported", {}))
@@ -1083,17 +1080,35 @@ def _imported(parsed: PythonFile, call: ast.Call, name: str) -> tuple[Wrappers, 
             aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
             parsed.memo["project_aliases"] = aliases
         target = target_of(call, aliases)
-        if target is not None and any(_worth_following(parsed, call, name, arg) for arg in
+        if target is not None and any(_worth_following(parsed, call, arg) for arg in
                                       (*call.args, *(k.value for k in call.keywords))):
             module = module_wrappers(parsed.project, target.module, _SINKS)
             memo[id(call)] = None if module is None else (module, target.function)
     return memo[id(call)]
 
 
-def _worth_following(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> bool:
-    if is_formatted(arg):
+def _worth_following(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> bool:
+    """Whether an argument may carry formatted text or outside input, by its syntax alone
+    (no flow: most calls are not followed, and a flow costs milliseconds): formatted here,
+    read from a request, the command line or the environment, or a name the function
+    assigns such a value."""
+    if is_formatted(arg) or _reads_outside(arg):
         return True
     if not isinstance(arg, ast.Name):
         return False
-    use = use_of(parsed, call, name, arg)
-    return use.formatted or use.source in _FOLLOWED_SOURCES
+    function = enclosing_function(cast(ast.Module, parsed.tree), call.lineno)
+    if function is None:
+        return False
+    memo = cast(dict[int, set[str]], parsed.memo.setdefault("assigned_input", {}))
+    if id(function) not in memo:
+        memo[id(function)] = {
+            target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+            and (is_formatted(node.value) or _reads_outside(node.value))
+            for target in node.targets if isinstance(target, ast.Name)}
+    return arg.id in memo[id(function)]
+
+
+def _reads_outside(node: ast.AST) -> bool:
+    return any((isinstance(n, ast.Name) and n.id == "request")
+               or (isinstance(n, ast.Attribute) and n.attr in ("argv", "environ"))
+               for n in ast.walk(node))

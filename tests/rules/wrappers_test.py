@@ -3,6 +3,7 @@ at the call names the wrapper, the parameter and the sink's line."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,7 @@ from reviewbot.diff import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.rules.base import PROJECT_READS
 from reviewbot.rules.imported import MAX_MODULE_CHARS
+from reviewbot.rules.python_ast import enclosing_function
 from reviewbot.schema import Finding
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff
@@ -243,3 +245,25 @@ def test_a_class_built_from_formatted_text_is_not_followed() -> None:
     project = Project({"pkg/errors.py": UTILS})
     assert _imported("pkg/cli.py", new, old, project) == []
     assert project.asked == []
+
+
+@pytest.mark.parametrize("body", [
+    "        cmd = f'systemctl restart {service}'\n        utils.run_command(cmd)\n",
+    "        try:\n            pass\n        except OSError:\n"
+    "            cmd = 'restart ' + request.args['s']\n            utils.run_command(cmd)\n",
+])
+def test_a_name_holding_formatted_text_or_input_is_followed(body: str) -> None:
+    new = ("from flask import request\nfrom pkg import utils\n\n\nclass Ops:\n"
+           f"    def restart(self, service):\n{body}")
+    old = new.replace("utils.run_command(cmd)", "utils.run_command('true')")
+    project = Project({"pkg/utils.py": UTILS})
+    [finding] = _imported("pkg/ops.py", new, old, project)
+    assert "`pkg.utils.run_command` passes its `command` parameter" in finding.message
+
+
+def test_enclosing_function() -> None:
+    tree = ast.parse("x = 1\n\n\nclass A:\n    def f(self):\n        if x:\n"
+                     "            def g():\n                return 1\n        return 2\n")
+    assert enclosing_function(tree, 1) is None
+    assert getattr(enclosing_function(tree, 8), "name", None) == "g"
+    assert getattr(enclosing_function(tree, 9), "name", None) == "f"
