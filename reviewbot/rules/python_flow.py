@@ -11,6 +11,7 @@ calls followed. Where it is unsure, rules stay quiet or say less.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -163,7 +164,8 @@ def flow_for(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]
 
 
 def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
-    if "request" in params or ("req" in params and _req_is_request(function)):
+    if ("request" in params and not _annotated_otherwise(function, "request")) \
+            or ("req" in params and _req_is_request(function)):
         return True
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -427,6 +429,19 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
         yield node
         pending += [child for child in ast.iter_child_nodes(node)
                     if not isinstance(child, ast.stmt)]
+
+
+# What a web framework's request is called when a parameter is annotated with it.
+_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(Http|WSGI|ASGI|Base|HTTPServer)?Request\b")
+
+
+def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """A parameter annotated with a type that is not a web request (`request: ChangeRequest`
+    in a program's own pipeline)."""
+    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
+                            *function.args.kwonlyargs) if a.arg == name), None)
+    return arg is not None and arg.annotation is not None \
+        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation).rsplit(".", 1)[-1])
 
 
 def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

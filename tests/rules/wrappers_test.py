@@ -267,3 +267,16 @@ def test_enclosing_function() -> None:
     assert enclosing_function(tree, 1) is None
     assert getattr(enclosing_function(tree, 8), "name", None) == "g"
     assert getattr(enclosing_function(tree, 9), "name", None) == "f"
+
+
+@pytest.mark.parametrize(("annotation", "expected"), [
+    ("ChangeRequest", 0), ("", 1), ("HttpRequest", 1), ("web.Request", 1),
+])
+def test_a_request_parameter_annotated_as_something_else_is_no_web_request(
+        annotation: str, expected: int) -> None:
+    shown = f": {annotation}" if annotation else ""
+    code = ('import shutil\n\n\ndef wipe(folder):\n    shutil.rmtree(folder)\n\n\n'
+            f'def reset(request{shown}, folder):\n    wipe(folder + "/cache")\n')
+    old = code.replace('folder + "/cache"', '"/tmp/cache"')
+    assert len([f for f in findings("app/reset.py", code, old)
+                if f.rule_id == "python.path-traversal"]) == expected
