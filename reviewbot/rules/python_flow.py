@@ -432,7 +432,7 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
 
 
 # What a web framework's request is called when a parameter is annotated with it.
-_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(Http|WSGI|ASGI|Base|HTTPServer)?Request\b")
+_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
 
 
 def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -441,7 +441,7 @@ def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name:
     arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
                             *function.args.kwonlyargs) if a.arg == name), None)
     return arg is not None and arg.annotation is not None \
-        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation).rsplit(".", 1)[-1])
+        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation))
 
 
 def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

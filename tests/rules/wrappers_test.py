@@ -270,7 +270,8 @@ def test_enclosing_function() -> None:
 
 
 @pytest.mark.parametrize(("annotation", "expected"), [
-    ("ChangeRequest", 0), ("", 1), ("HttpRequest", 1), ("web.Request", 1),
+    ("ChangeRequest", 0), ("", 1), ("HttpRequest", 1), ("web.Request", 1), ("IRequest", 1),
+    ("Optional[HttpRequest]", 1),
 ])
 def test_a_request_parameter_annotated_as_something_else_is_no_web_request(
         annotation: str, expected: int) -> None:
