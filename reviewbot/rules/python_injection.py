@@ -159,6 +159,43 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
             f"Give `{name}` a list of arguments and run it without a shell, or quote every "
             "value with shlex.quote.")
     yield from _templated_commands(parsed)
+    yield from _remote_shells(parsed)
+
+
+# Methods that hand their command to a shell at the other end: paramiko's
+# `SSHClient.exec_command`, adb clients' `device.shell` (bandit's B601 reads the first).
+_REMOTE_SHELL_METHODS = frozenset({"exec_command", "shell"})
+
+
+def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
+    own = _own_definitions(parsed)
+    for call, name in parsed.scope_calls:
+        method = name.rsplit(".", 1)[-1]
+        if method not in _REMOTE_SHELL_METHODS or not isinstance(call.func, ast.Attribute) \
+                or method in own or not call.args:
+            continue
+        use = use_of(parsed, call, name, call.args[0])
+        severity = _shell_severity(use, True)
+        if severity is None or not (use.formatted or use.source in _OUTSIDE):
+            continue
+        yield from _report(parsed, use, _LOWER[severity], (
+            f"`{name}` runs its command in a shell at the other end (an SSH server, a "
+            f"device){' and the command is built by string formatting' if use.formatted else ''}"
+            f"{_from(use.source)}: any input in it can run other commands there."),
+            "Quote every value with shlex.quote, or check it against an allow list, before "
+            "it goes into the command.")
+
+
+def _own_definitions(parsed: PythonFile) -> frozenset[str]:
+    """The names of the module's own functions and methods (its own `shell` is not a
+    remote one: the wrapper rules read it)."""
+    found = parsed.memo.get("own_definitions")
+    if not isinstance(found, frozenset):
+        found = frozenset(node.name for node in ast.walk(parsed.tree)
+                          if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)) \
+            if parsed.tree is not None else frozenset()
+        parsed.memo["own_definitions"] = found
+    return found
 
 
 # A shell command that a scheduler renders as a template before running it (Airflow's

@@ -293,6 +293,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     ("near: the scheduler's own values in a templated shell command", "dags/example.py",
      "run = BashOperator(task_id='run', bash_command='echo {{ ds }} {{ ti.try_number }}')\n",
      set()),
+    ("a formatted command run over SSH", "ops/remote.py",
+     "def restart(client, service):\n"
+     "    client.exec_command(f'systemctl restart {service}')\n", {("python.shell-injection", W)}),
+    ("a command from a request run on a device", "app/views.py",
+     "from flask import request\n@app.route('/run')\ndef run():\n"
+     "    device.shell('pm clear ' + request.args['pkg'])\n", {("python.shell-injection", W)}),
+    ("near: a constant command run over SSH", "ops/remote.py",
+     "def uptime(client):\n    client.exec_command('uptime')\n", set()),
+    ("near: the module's own shell method", "ops/remote.py",
+     "class Box:\n    def shell(self, text):\n        return text.upper()\n\n"
+     "    def greet(self, name):\n        self.shell(f'hello {name}')\n", set()),
     ("placeholders filled one at a time in a loop", "app/cursor.py",
      "def execute(self, stmt, prepared):\n    for key, value in prepared.items():\n"
      "        stmt = stmt.replace(f\"%({key})s\".encode(), value)\n    return stmt\n",
