@@ -168,11 +168,10 @@ _REMOTE_SHELL_METHODS = frozenset({"exec_command", "shell"})
 
 
 def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
-    own = _own_definitions(parsed)
     for call, name in parsed.scope_calls:
         method = name.rsplit(".", 1)[-1]
         if method not in _REMOTE_SHELL_METHODS or not isinstance(call.func, ast.Attribute) \
-                or method in own or not call.args:
+                or not call.args or method in _own_definitions(parsed):
             continue
         use = use_of(parsed, call, name, call.args[0])
         severity = _shell_severity(use, True)

@@ -66,6 +66,8 @@ class Wrappers:
         self._file = file
         self._defs: dict[str, list[Function]] | None = None
         self._memo: dict[tuple[Kind, int], dict[str, SinkPath]] = {}
+        # Each function's calls with their names: one walk, whatever kinds are asked.
+        self._calls: dict[int, list[tuple[ast.Call, str]]] = {}
 
     def at(self, kind: Kind, call: ast.Call,
            name: str | None = None) -> Iterator[tuple[ast.expr, str, SinkPath]]:
@@ -113,8 +115,7 @@ class Wrappers:
         the sink itself with the arguments it is dangerous with, or a wrapper with the
         parameters of it that reach one."""
         steps: list[_Step] = []
-        for call in _calls(function):
-            name = self._name_of(call)
+        for call, name in self._named_calls(function):
             arguments = self._sinks[kind](call, name)
             if arguments:
                 steps.append(_Step(call, SinkPath(name, call.lineno, file=self._file),
@@ -130,6 +131,12 @@ class Wrappers:
                                                           (inner.name, *path.via),
                                                           path.file), [arg]))
         return steps
+
+    def _named_calls(self, function: Function) -> list[tuple[ast.Call, str]]:
+        if id(function) not in self._calls:
+            self._calls[id(function)] = [(call, self._name_of(call))
+                                         for call in _calls(function)]
+        return self._calls[id(function)]
 
     def _param_path(self, function: Function, param: str,
                     steps: list[_Step]) -> SinkPath | None:
