@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -72,19 +73,23 @@ def candidates(module: str) -> list[str]:
     return [f"{path}.py", f"{path}/__init__.py", f"src/{path}.py", f"src/{path}/__init__.py"]
 
 
-def module_wrappers(project: ProjectFiles, module: str,
-                    sinks: dict[Kind, SinkArguments]) -> Wrappers | None:
+KindsIn = Callable[[str], frozenset[Kind]]
+
+
+def module_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArguments],
+                    kinds_in: KindsIn) -> Wrappers | None:
     """The wrappers of a project module, from its file on the reviewed side; None when it
-    is not the project's (no such file), too large, or does not parse."""
+    is not the project's (no such file), too large, or does not parse. `kinds_in` says
+    which kinds of sink a module's text can hold."""
     key = f"wrappers:{module}"
     if key not in project.memo:
-        project.memo[key] = _read_wrappers(project, module, sinks)
+        project.memo[key] = _read_wrappers(project, module, sinks, kinds_in)
     found = project.memo[key]
     return found if isinstance(found, Wrappers) else None
 
 
-def _read_wrappers(project: ProjectFiles, module: str,
-                   sinks: dict[Kind, SinkArguments]) -> Wrappers | None:
+def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArguments],
+                   kinds_in: KindsIn) -> Wrappers | None:
     found = project.first(candidates(module))
     if found is None or len(found[1]) > MAX_MODULE_CHARS:
         return None
@@ -94,4 +99,5 @@ def _read_wrappers(project: ProjectFiles, module: str,
     except (SyntaxError, ValueError):
         return None
     aliases = import_aliases(module_imports(tree))
-    return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path)
+    return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path,
+                    kinds=kinds_in(text))

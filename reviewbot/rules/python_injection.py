@@ -1084,6 +1084,19 @@ def _path_sink(call: ast.Call, name: str) -> list[ast.expr]:
 
 
 _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "path": _path_sink}
+# Words a module's text holds when it can call a sink of the kind (a file opener is in
+# almost every module: no gate). Substrings, not words: a gate may let a module through, it
+# must never keep one out.
+_SINK_WORDS: dict[Kind, tuple[str, ...]] = {
+    "shell": ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell",
+              "spawn", "shell"),
+    "sql": tuple(sorted(_RUNNERS)),
+}
+
+
+def _kinds_in(text: str) -> frozenset[Kind]:
+    return frozenset(kind for kind in _SINKS
+                     if kind not in _SINK_WORDS or any(w in text for w in _SINK_WORDS[kind]))
 
 
 def _wrapped(parsed: PythonFile,
@@ -1094,7 +1107,8 @@ def _wrapped(parsed: PythonFile,
         return
     wrappers = parsed.memo.get("wrappers")
     if not isinstance(wrappers, Wrappers):
-        wrappers = Wrappers(parsed.tree, parsed.flow.name_of, _SINKS)
+        wrappers = Wrappers(parsed.tree, parsed.flow.name_of, _SINKS,
+                            kinds=_kinds_in(parsed.text) if parsed.text else None)
         parsed.memo["wrappers"] = wrappers
     for call, name in parsed.scope_calls:
         found = list(wrappers.at(kind, call))
@@ -1118,7 +1132,7 @@ def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None
         target = target_of(call, aliases)
         if target is not None and any(_worth_following(parsed, call, arg) for arg in
                                       (*call.args, *(k.value for k in call.keywords))):
-            module = module_wrappers(parsed.project, target.module, _SINKS)
+            module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
             memo[id(call)] = None if module is None else (module, target.function)
     return memo[id(call)]
 

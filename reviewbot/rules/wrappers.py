@@ -59,8 +59,12 @@ class Wrappers:
     """The module's functions, and which of their parameters reach each kind of sink."""
 
     def __init__(self, tree: ast.Module, name_of: NameOf,
-                 sinks: dict[Kind, SinkArguments], file: str = "") -> None:
+                 sinks: dict[Kind, SinkArguments], file: str = "",
+                 kinds: frozenset[Kind] | None = None) -> None:
         self._tree = tree
+        # The kinds of sink the module's text names at all (None: any): a module that never
+        # mentions a shell has no shell wrapper, and costs no walk for one.
+        self._kinds = kinds
         self._name_of = name_of
         self._sinks = sinks
         self._file = file
@@ -74,6 +78,8 @@ class Wrappers:
         """For a call of one of the module's functions (by default the one the call names
         as `f(...)` or `self.f(...)`): each argument that reaches a sink of this kind inside
         it, with the parameter it binds and the way there."""
+        if self._kinds is not None and kind not in self._kinds:
+            return
         definitions = self._definitions().get(name or _callee(call) or "")
         if not definitions:
             return

@@ -281,3 +281,17 @@ def test_a_request_parameter_annotated_as_something_else_is_no_web_request(
     old = code.replace('folder + "/cache"', '"/tmp/cache"')
     assert len([f for f in findings("app/reset.py", code, old)
                 if f.rule_id == "python.path-traversal"]) == expected
+
+
+def test_a_module_is_searched_only_for_the_kinds_of_sink_its_text_names() -> None:
+    from reviewbot.rules.python_injection import _kinds_in
+
+    assert _kinds_in("x = 1\nopen(x)\n") == {"path"}
+    assert _kinds_in("from os import system as go\n") == {"path", "shell"}
+    assert _kinds_in("run(cmd, shell = True)\ncur.executemany(q, rows)\n") == {
+        "path", "shell", "sql"}
+    code = ('from os import system as go\n\n\ndef run(cmd):\n    go(cmd)\n\n\n'
+            'def clean(name):\n    run(f"rm {name}")\n')
+    old = code.replace('f"rm {name}"', '"rm x"')
+    [finding] = findings("app/clean.py", code, old)
+    assert "`run` passes its `cmd` parameter to `os.system`" in finding.message
