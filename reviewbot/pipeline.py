@@ -145,8 +145,7 @@ def _multiline_secrets(units: Iterable[ReviewUnit]) -> set[str]:
 def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
-    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history,
-                      source.rules_texts)
+    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source)
     for note in rules.notes:
         ctx.events.notice(note)
     # From here on, what the rules found is redacted wherever it appears.

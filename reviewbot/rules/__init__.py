@@ -30,7 +30,7 @@ from reviewbot.rules.base import (
     FileChange,
     Hit,
     ProjectFiles,
-    ReadMany,
+    ProjectSource,
     Rule,
     is_minified,
     suppressed,
@@ -91,16 +91,16 @@ PARALLEL_MIN_CHARS = 1_000_000
 
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
               history: Iterable[HistoryLine] = (),
-              read_many: ReadMany | None = None) -> RulesResult:
+              project: ProjectSource | None = None) -> RulesResult:
     """Tag and rate every unit and collect the findings rules can make on added lines (and,
     for a range of commits, on lines a commit added and a later one removed). A large change
     is checked on more than one core (`limits.processes`); the result is the same.
-    `read_many` reads other files of the reviewed side (a module a changed file imports)."""
+    `project` reads other files of the reviewed side (a module a changed file imports)."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
-    shared = _Shared(ChangeLines(all_units), ProjectFiles(read_many))
+    shared = _Shared(ChangeLines(all_units), ProjectFiles(project))
     changes = (_file_changes(kept, read_new, shared)
                + _file_changes(ignored, read_new, shared, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step

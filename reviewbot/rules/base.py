@@ -134,7 +134,14 @@ class ChangeLines:
         return normal_line(text) in self._added
 
 
-ReadMany = Callable[[Sequence[str]], dict[str, str | None]]
+class ProjectSource(Protocol):
+    """The reviewed side's files as the rules may read them (RepoSource is one)."""
+
+    def readable_files(self) -> frozenset[str]: ...
+
+    def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]: ...
+
+
 # How many batches of project files one process may read for the rules in a run: each is a
 # git process (a few milliseconds), and a hook must stay fast.
 PROJECT_READS = 16
@@ -145,20 +152,32 @@ class ProjectFiles:
     module that defines it. Each path is read at most once, candidates in one batch, and at
     most PROJECT_READS batches a run; `memo` keeps what rules computed on a file."""
 
-    def __init__(self, read_many: ReadMany | None = None, budget: int = PROJECT_READS) -> None:
-        self._read_many = read_many
+    def __init__(self, source: ProjectSource | None = None,
+                 budget: int = PROJECT_READS) -> None:
+        self._source = source
         self._budget = budget
         self._texts: dict[str, str | None] = {}
         self.memo: dict[str, object] = {}
+
+    def any_of(self, candidates: Sequence[str]) -> bool:
+        """Whether one of the paths is a readable file of the reviewed side (one listing a
+        run: a path that is not there costs no read)."""
+        if self._source is None:
+            return False
+        try:
+            files = self._source.readable_files()
+        except GitError:
+            return False
+        return any(path in files for path in candidates)
 
     def first(self, candidates: Sequence[str]) -> tuple[str, str] | None:
         """The first candidate path that exists, with its text; None when none does, or
         when the run's budget of reads is spent."""
         missing = [path for path in candidates if path not in self._texts]
-        if missing and self._read_many is not None and self._budget > 0:
+        if missing and self._source is not None and self._budget > 0:
             self._budget -= 1
             try:
-                found = self._read_many(missing)
+                found = self._source.rules_texts(missing)
             except GitError:
                 found = {}  # what cannot be read is not followed; the rules go on
             self._texts.update((path, found.get(path)) for path in missing)

@@ -88,6 +88,14 @@ def module_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkAr
     return found if isinstance(found, Wrappers) else None
 
 
+def is_project_module(project: ProjectFiles, module: str) -> bool:
+    """Whether the module is a file of the reviewed side (asked before anything is read)."""
+    key = f"module:{module}"
+    if key not in project.memo:
+        project.memo[key] = project.any_of(candidates(module))
+    return project.memo[key] is True
+
+
 def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArguments],
                    kinds_in: KindsIn) -> Wrappers | None:
     found = project.first(candidates(module))

@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import cast
 
-from reviewbot.rules.imported import module_wrappers, project_aliases, target_of
+from reviewbot.rules.imported import (
+    is_project_module,
+    module_wrappers,
+    project_aliases,
+    target_of,
+)
 from reviewbot.rules.python_ast import (
     PythonFile,
     Report,
@@ -1089,7 +1094,7 @@ _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "pa
 # must never keep one out.
 _SINK_WORDS: dict[Kind, tuple[str, ...]] = {
     "shell": ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell",
-              "spawn", "shell"),
+              "spawn", "shell=True", "shell = True"),
     "sql": tuple(sorted(_RUNNERS)),
 }
 
@@ -1130,8 +1135,9 @@ def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None
             aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
             parsed.memo["project_aliases"] = aliases
         target = target_of(call, aliases)
-        if target is not None and any(_worth_following(parsed, call, arg) for arg in
-                                      (*call.args, *(k.value for k in call.keywords))):
+        if target is not None and is_project_module(parsed.project, target.module) \
+                and any(_worth_following(parsed, call, arg) for arg in
+                        (*call.args, *(k.value for k in call.keywords))):
             module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
             memo[id(call)] = None if module is None else (module, target.function)
     return memo[id(call)]

@@ -124,7 +124,10 @@ class Project:
         self.files = files
         self.asked: list[list[str]] = []
 
-    def read_many(self, paths: Sequence[str]) -> dict[str, str | None]:
+    def readable_files(self) -> frozenset[str]:
+        return frozenset(self.files)
+
+    def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
         self.asked.append(list(paths))
         return {path: self.files.get(path) for path in paths}
 
@@ -132,7 +135,7 @@ class Project:
 def _imported(path: str, new: str, old: str, project: Project) -> list[Finding]:
     units = parse_units(make_diff(path, new, old))
     return list(run_rules(units, lambda p: new if p == path else None, Config(),
-                          read_many=project.read_many).findings)
+                          project=project).findings)
 
 
 @pytest.mark.parametrize(("path", "imports", "call", "module"), [
@@ -174,22 +177,22 @@ def test_calls_not_followed_read_nothing(imports: str, call: str) -> None:
     assert project.asked == []
 
 
-def test_a_module_that_is_not_the_projects_is_asked_for_once() -> None:
+def test_a_module_that_is_not_the_projects_is_never_read() -> None:
     new = ("import requests\n\n\ndef get(name):\n    requests.get(f'https://x/{name}')\n"
            "    requests.post(f'https://x/{name}')\n")
     old = new.replace("{name}", "a")
-    project = Project({})
+    project = Project({"app.py": new})
     assert _imported("pkg/cli.py", new, old, project) == []
-    assert project.asked == [["requests.py", "requests/__init__.py", "src/requests.py",
-                              "src/requests/__init__.py"]]
+    assert project.asked == []
 
 
 def test_reads_stop_at_the_runs_budget() -> None:
-    calls = "".join(f"    mod{n}.run(f'x {{name}}')\n" for n in range(PROJECT_READS + 4))
-    imports = "".join(f"import mod{n}\n" for n in range(PROJECT_READS + 4))
+    count = PROJECT_READS + 4
+    calls = "".join(f"    mod{n}.run(f'x {{name}}')\n" for n in range(count))
+    imports = "".join(f"import mod{n}\n" for n in range(count))
     new = f"{imports}\n\ndef go(name):\n{calls}"
     old = new.replace("{name}", "a")
-    project = Project({})
+    project = Project({f"mod{n}.py": UTILS for n in range(count)})
     assert _imported("app.py", new, old, project) == []
     assert len(project.asked) == PROJECT_READS
 
