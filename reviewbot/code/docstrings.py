@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from reviewbot.code.python_parse import parse_python
+
 
 def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
     """Lines of the module's, classes' and functions' docstrings."""
@@ -33,7 +35,5 @@ def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
 
 def python_docstring_lines(text: str) -> frozenset[int]:
     """docstring_lines of Python source; empty when it does not parse."""
-    try:
-        return docstring_lines(ast.parse(text))
-    except (SyntaxError, ValueError):
-        return frozenset()
+    tree = parse_python(text)[0]
+    return frozenset() if tree is None else docstring_lines(tree)

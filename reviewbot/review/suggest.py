@@ -8,12 +8,12 @@ file that still parses. Otherwise the finding keeps its description only.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewbot.cache import ResultCache
+from reviewbot.code.python_parse import parses
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema import Finding
@@ -85,15 +85,9 @@ def check_replacement(replacement: str, lines: Sequence[str], finding: Finding,
 def _still_parses(lines: Sequence[str], new: list[str], finding: Finding) -> bool:
     before = "\n".join(lines)
     after = "\n".join([*lines[:finding.start_line - 1], *new, *lines[finding.end_line:]])
-    try:
-        ast.parse(before)
-    except (SyntaxError, ValueError):
+    if not parses(before):
         return True  # the file did not parse before either: nothing to compare
-    try:
-        ast.parse(after)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return parses(after)
 
 
 def _prompt(finding: Finding, lines: list[str]) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
+from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
 from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 
@@ -244,12 +245,7 @@ class FileChange:
         text = self.new_text
         if text is None:
             return None, None
-        try:
-            return ast.parse(text), None
-        except SyntaxError as error:
-            return None, f"line {error.lineno}: {error.msg}"
-        except ValueError as error:
-            return None, str(error)
+        return parse_python(text)
 
 
 _SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")

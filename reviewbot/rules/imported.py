@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from reviewbot.code.python_parse import parse_python
 from reviewbot.rules.base import ProjectFiles
 from reviewbot.rules.python_ast import import_aliases, module_imports, qualified_name
 from reviewbot.rules.wrappers import Kind, SinkArguments, Wrappers
@@ -102,9 +103,8 @@ def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArg
     if found is None or len(found[1]) > MAX_MODULE_CHARS:
         return None
     path, text = found
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parse_python(text)[0]
+    if tree is None:
         return None
     aliases = import_aliases(module_imports(tree))
     return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path,
