@@ -205,12 +205,23 @@ def _check_file(change: FileChange, config: Config) -> list[Finding]:
             continue
         if change.tags & (SECRETS_ONLY_TAGS | {IGNORED}) and rule.category != "secrets":
             continue
-        for hit in rule.check(change):
+        for hit in _hits(rule, change):
             anchored = _anchor(hit, rule, change, setting.severity)
             if anchored and (hit.rule_id, hit.line) not in seen:
                 seen.add((hit.rule_id, hit.line))
                 findings.append(anchored.finding)
     return findings
+
+
+def _hits(rule: Rule, change: FileChange) -> list[Hit]:
+    """A rule's hits on a file; a file whose code is nested deeper than a rule can follow
+    (a repository's file is untrusted input) loses that rule, with a note, not the run."""
+    try:
+        return list(rule.check(change))
+    except RecursionError:
+        change.notes.append(f"{change.path} is nested too deeply for `{rule.id}`: not checked "
+                            "by it")
+        return []
 
 
 def _anchor(hit: Hit, rule: Rule, change: FileChange,

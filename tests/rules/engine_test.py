@@ -276,3 +276,13 @@ def test_source_nested_too_deeply_to_parse_is_a_note_not_a_crash(nested: str,
     # A minified file is checked for secrets only, and says nothing about parsing.
     assert any("app/evil.py is not Python 3 that parses (nested too deeply for the parser)"
                in note for note in result.notes) is not minified
+
+
+def test_a_rule_that_cannot_follow_nesting_this_deep_is_a_note_not_a_crash() -> None:
+    deep = "-" * 500 + "1"
+    code = (f"import os, yaml\n\n\ndef view(request: {deep}):\n    os.system(request.x)\n"
+            f"yaml.load(x, Loader={deep})\nAWS_KEY = '{'AKIA' + 'Q' * 16}'\n")
+    result = review("app/evil.py", code)
+    assert "secrets.hardcoded" in {f.rule_id for f in result.findings}
+    assert any("is nested too deeply for `python.unsafe-deserialization`" in note
+               for note in result.notes), result.notes
