@@ -1,7 +1,8 @@
 """GitHub's official REST description, held against the test double (tests/fake_github.py).
 
-The description is the part of npm `@octokit/openapi` (`generated/api.github.com.json`, the
-version pinned in .ci/run) that reviewbot's poster uses: its operations and every component
+The description is the part of npm `@octokit/openapi` (its generated description of the public
+API, a file in the package, read from disk and never fetched; the version pinned in .ci/run)
+that reviewbot's poster uses: its operations and every component
 they reference, committed as `github-rest.json` beside this file so the contract holds on a
 machine without npm. `contract_test.py` extracts it again from the npm package when it is
 installed (CI installs it) and fails when the two differ. To regenerate after a version bump:
@@ -42,7 +43,12 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
     "/repos/{owner}/{repo}/pulls/comments/{comment_id}": ("get", "patch"),
     "/repos/{owner}/{repo}/collaborators/{username}/permission": ("get",),
 }
-SERVER = "https://api.github.com"
+# The double's address. The description's own server and its prose (descriptions, summaries,
+# examples, documentation links) are left out of the subset (a description is kept empty,
+# where the format requires one): validation needs none of it, and the tests then name no
+# host but the local one.
+SERVER = "http://127.0.0.1"
+_PROSE = frozenset({"description", "summary", "externalDocs", "example", "examples"})
 
 
 def extract(full: dict[str, Any]) -> dict[str, Any]:
@@ -59,8 +65,24 @@ def extract(full: dict[str, Any]) -> dict[str, Any]:
     for ref in sorted(found):
         _, _, kind, name = ref.split("/")
         components.setdefault(kind, {})[name] = full["components"][kind][name]
-    return {"openapi": full["openapi"], "info": full["info"], "servers": full["servers"],
-            "paths": paths, "components": components}
+    return _without_prose({"openapi": full["openapi"], "info": {"title": full["info"]["title"],
+                                                                "version": full["info"]["version"]},
+                           "servers": [{"url": SERVER}], "paths": paths,
+                           "components": components})
+
+
+def _without_prose(node: Any, naming: bool = False) -> Any:
+    """The description without its prose keys; a schema's `properties` (and the component
+    maps) name fields, so a field called `description` stays."""
+    if isinstance(node, list):
+        return [_without_prose(value) for value in node]
+    if not isinstance(node, dict):
+        return node
+    return {key: "" if key == "description" and not naming  # required in a response
+            else _without_prose(value, key in ("properties", "schemas", "responses",
+                                               "parameters", "headers", "examples"))
+            for key, value in node.items()
+            if naming or key not in _PROSE or key == "description"}
 
 
 def _references(node: Any, full: dict[str, Any], found: set[str]) -> None:
