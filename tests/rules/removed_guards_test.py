@@ -249,3 +249,34 @@ def test_a_guard_moved_to_another_file_of_the_change_is_not_deleted(moved: str) 
     assert [f.message for f in alone.findings if f.rule_id == "guard-removed"] == [
         "This change deletes the guard `elif not os.path.isabs(instance_path)` and its exit, "
         "and keeps using `instance_path`: what the guard turned away now gets through."]
+
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.mark.parametrize(("old", "new", "rule"), [
+    # a deleted guard is quoted whole
+    (f"def f(base, name):\n    if not is_safe(name, '{TOKEN}'):\n        raise E()\n"
+     "    return open(name)\n", "def f(base, name):\n    return open(name).read()\n",
+     "guard-removed"),
+    # a templated command's value is quoted
+    ("run = BashOperator(task_id='r', bash_command='echo 1')\n",
+     "run = BashOperator(task_id='r',\n"
+     f"    bash_command=\"echo {{{{ params.get('t', '{TOKEN}') }}}}\")\n",
+     "python.shell-injection"),
+])
+def test_new_messages_that_quote_code_leave_the_process_redacted(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        old: str, new: str, rule: str) -> None:
+    repo.write("app/v.py", old)
+    repo.commit()
+    repo.write("app/v.py", new)
+    repo.stage()
+    runs = tmp_path / "runs"
+    main(["--repo", str(repo.root), "--mode", "staged", "--offline", "--format", "json",
+          "--output-dir", str(runs)])
+    out = capsys.readouterr().out
+    messages = [f["message"] for f in json.loads(out)["findings"] if f["rule_id"] == rule]
+    assert messages and all("[REDACTED]" in m for m in messages), messages
+    written = [out, *(p.read_text() for p in runs.rglob("*") if p.is_file())]
+    assert not any(TOKEN in text for text in written)
