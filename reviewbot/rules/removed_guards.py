@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from itertools import accumulate, islice, pairwise
+from itertools import accumulate, chain, islice, pairwise
 
 from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import DiffLine, Hunk
@@ -342,50 +342,51 @@ class GuardRemovedRule(RuleBase):
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         hunks = [u.hunk for u in change.units if u.hunk is not None]
-        for line, removal in _across_hunks(hunks):
-            yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                      message=f"This change takes `{removal.guard}(...)` off `{removal.value}` "
-                              "in one place and uses the value raw here: what it guarded "
-                              "against (markup, quotes, `../`) gets through again.",
-                      suggestion=f"Keep `{removal.guard}`, or say in the change why the "
-                                 "value is safe without it.")
-        for unit in change.units:
-            if unit.hunk is None or not unit.hunk.removed():
-                continue
-            for line, removal in _unguarded(unit.hunk):
-                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                          message=f"This change takes `{removal.guard}(...)` off "
-                                  f"`{removal.value}` and keeps the value: what it guarded "
-                                  "against (markup, quotes, `../`) gets through again.",
-                          suggestion=f"Keep `{removal.guard}`, or say in the change why "
-                                     "the value is safe without it.")
-            for line, check in _dropped_checks(unit.hunk):
-                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                          message=f"This change drops `{check}` from the condition and "
-                                  "keeps the rest: values that check turned away now pass.",
-                          suggestion="Keep the check, or say in the change why it is no "
-                                     "longer needed.")
-            for line, guard, value in _deleted_guards(unit.hunk, change.change):
-                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                          message=f"This change deletes the guard `{guard}` and its exit, and "
-                                  f"keeps using `{value}`: what the guard turned away now "
-                                  "gets through.",
-                          suggestion="Keep the check, or say in the change why the value is "
-                                     "safe without it.")
-            for line, helper in _replaced_joins(unit.hunk):
-                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                          message=f"This change replaces `{helper}(...)` with a bare join of "
-                                  "the same parts: nothing checks any more that the result "
-                                  "stays under its base (`../` in a part escapes it).",
-                          suggestion=f"Keep `{helper}`, or check the joined path is under the "
-                                     "base (Path(base, part).resolve().is_relative_to(base)).")
-            for line in _setting_dropped(unit.hunk):
-                yield Hit(rule_id=self.id, line=line.new_lineno or 0,
-                          message="This change removes `autoescape` from the template "
-                                  "settings: values are rendered into HTML unescaped (XSS).",
-                          suggestion="Keep autoescape on (jinja2.select_autoescape()), or "
-                                     "say in the change why these templates are not HTML.")
+        said = chain(_said_across(hunks), *(_said_in(hunk, change.change) for hunk in hunks
+                                            if hunk.removed()))
+        for line, message, suggestion in said:
+            yield Hit(rule_id=self.id, line=line.new_lineno or 0, message=message,
+                      suggestion=suggestion)
 
+
+# What the rule says: the added line it lands on, the message, the suggestion.
+Said = tuple[DiffLine, str, str]
+_GOT_THROUGH = "what it guarded against (markup, quotes, `../`) gets through again."
+
+
+def _keep(guard: str) -> str:
+    return f"Keep `{guard}`, or say in the change why the value is safe without it."
+
+
+def _said_across(hunks: list[Hunk]) -> Iterator[Said]:
+    for line, removal in _across_hunks(hunks):
+        yield (line, f"This change takes `{removal.guard}(...)` off `{removal.value}` in one "
+                     f"place and uses the value raw here: {_GOT_THROUGH}", _keep(removal.guard))
+
+
+def _said_in(hunk: Hunk, change: ChangeLines) -> Iterator[Said]:
+    for line, removal in _unguarded(hunk):
+        yield (line, f"This change takes `{removal.guard}(...)` off `{removal.value}` and "
+                     f"keeps the value: {_GOT_THROUGH}", _keep(removal.guard))
+    for line, check in _dropped_checks(hunk):
+        yield (line, f"This change drops `{check}` from the condition and keeps the rest: "
+                     "values that check turned away now pass.",
+               "Keep the check, or say in the change why it is no longer needed.")
+    for line, guard, value in _deleted_guards(hunk, change):
+        yield (line, f"This change deletes the guard `{guard}` and its exit, and keeps using "
+                     f"`{value}`: what the guard turned away now gets through.",
+               "Keep the check, or say in the change why the value is safe without it.")
+    for line, helper in _replaced_joins(hunk):
+        yield (line, f"This change replaces `{helper}(...)` with a bare join of the same parts: "
+                     "nothing checks any more that the result stays under its base (`../` in a "
+                     "part escapes it).",
+               f"Keep `{helper}`, or check the joined path is under the base "
+               "(Path(base, part).resolve().is_relative_to(base)).")
+    for line in _setting_dropped(hunk):
+        yield (line, "This change removes `autoescape` from the template settings: values are "
+                     "rendered into HTML unescaped (XSS).",
+               "Keep autoescape on (jinja2.select_autoescape()), or say in the change why these "
+               "templates are not HTML.")
 
 RULES = (
     GuardRemovedRule(RuleInfo(
