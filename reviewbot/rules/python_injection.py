@@ -176,7 +176,7 @@ def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
         method = name.rsplit(".", 1)[-1]
         if method not in _REMOTE_SHELL_METHODS or not isinstance(call.func, ast.Attribute) \
-                or not call.args or method in _own_definitions(parsed):
+                or not call.args or _module_wrappers(parsed).defines(method):
             continue
         use = use_of(parsed, call, name, call.args[0])
         severity = _shell_severity(use, True)
@@ -188,18 +188,6 @@ def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
             f"{_from(use.source)}: any input in it can run other commands there."),
             "Quote every value with shlex.quote, or check it against an allow list, before "
             "it goes into the command.")
-
-
-def _own_definitions(parsed: PythonFile) -> frozenset[str]:
-    """The names of the module's own functions and methods (its own `shell` is not a
-    remote one: the wrapper rules read it)."""
-    found = parsed.memo.get("own_definitions")
-    if not isinstance(found, frozenset):
-        found = frozenset(node.name for node in ast.walk(parsed.tree)
-                          if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)) \
-            if parsed.tree is not None else frozenset()
-        parsed.memo["own_definitions"] = found
-    return found
 
 
 # A shell command that a scheduler renders as a template before running it (Airflow's
@@ -1110,11 +1098,7 @@ def _wrapped(parsed: PythonFile,
     other modules, whose argument reaches a sink of the kind."""
     if parsed.tree is None:
         return
-    wrappers = parsed.memo.get("wrappers")
-    if not isinstance(wrappers, Wrappers):
-        wrappers = Wrappers(parsed.tree, parsed.flow.name_of, _SINKS,
-                            kinds=_kinds_in(parsed.text) if parsed.text else None)
-        parsed.memo["wrappers"] = wrappers
+    wrappers = _module_wrappers(parsed)
     for call, name in parsed.scope_calls:
         found = list(wrappers.at(kind, call))
         imported = _imported(parsed, call) if not found else None
@@ -1122,6 +1106,16 @@ def _wrapped(parsed: PythonFile,
             found = list(imported[0].at(kind, call, imported[1]))
         for arg, param, path in found:
             yield call, name, arg, param, path
+
+
+def _module_wrappers(parsed: PythonFile) -> Wrappers:
+    """The checked file's own functions as wrappers (its own `shell` is not a remote one)."""
+    wrappers = parsed.memo.get("wrappers")
+    if not isinstance(wrappers, Wrappers):
+        wrappers = Wrappers(cast(ast.Module, parsed.tree), parsed.flow.name_of, _SINKS,
+                            kinds=_kinds_in(parsed.text) if parsed.text else None)
+        parsed.memo["wrappers"] = wrappers
+    return wrappers
 
 
 def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None:

@@ -90,6 +90,10 @@ class Wrappers:
             if arg is not None:
                 yield arg, param, reached[0][param]
 
+    def defines(self, name: str) -> bool:
+        """Whether the module defines a function or method of this name."""
+        return name in self._definitions()
+
     def _definitions(self) -> dict[str, list[Function]]:
         if self._defs is None:
             self._defs = {}
