@@ -119,11 +119,11 @@ LONG_TEXT = 4096
 def has_token_prefix(text: str) -> bool:
     """A well-known token prefix, a private-key header, or a password in a URL."""
     if len(text) >= LONG_TEXT:
-        return next(_prefix_starts(text), None) is not None
+        return next(token_prefix_starts(text), None) is not None
     return _PREFIXES.search(text) is not None
 
 
-def _prefix_starts(text: str) -> Iterator[int]:
+def token_prefix_starts(text: str) -> Iterator[int]:
     """Where a prefix of _PREFIXES starts in the text (unordered)."""
     for literal in _LITERAL_PREFIXES:
         at = text.find(literal)
@@ -165,7 +165,7 @@ def _long_token_matches(text: str) -> tuple[tuple[re.Match[str], TokenFormat], .
     (a minified bundle), and its scan is the cost of a whole small change."""
     found: list[tuple[re.Match[str], TokenFormat]] = []
     end = -1
-    for at in sorted(set(_prefix_starts(text))):
+    for at in sorted(set(token_prefix_starts(text))):
         start = max(at - 1, end)
         for token in TOKEN_FORMATS:
             match = token.pattern.match(text, start) or token.pattern.match(text, at)

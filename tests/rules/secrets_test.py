@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reviewbot.rules.secrets import candidate_lines
 from tests.rules.conftest import findings
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -24,3 +25,29 @@ def test_unquoted_token_is_reported_whole_once() -> None:
     found = findings("deploy/values.yaml", "token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
     assert [(f.title, f.severity) for f in found] == [("Hard-coded secret: GitHub token",
                                                       "error")]
+
+
+def test_candidate_lines_are_the_lines_a_detector_could_report() -> None:
+    lines = {
+        1: 'DIRS = ("user_data_dir", "pip._internal.utils")',  # names, not base64 secrets
+        2: 'SECRET = "Zm9vYmFyYmF6cXV4cXV1eHh5ejEyMzQ1"',  # base64, 32 characters
+        3: 'DIGEST = "deadbeef0123"',  # hex, 12 characters
+        4: 'SHORT = "c0ffee"',
+        # detect-secrets pairs quotes from the left: the long string is the second pair.
+        5: "x = 'ab' + 'Zm9vYmFyYmF6cXV4cXV1eHh5ejEyMzQ1'",
+        6: "İ" * 40,  # `lower()` makes each of these two characters
+        7: 'pwd = "x"',
+        8: "token = value",
+        9: "x" * 2000,  # minified: always scanned for the well-known formats
+        10: "DSN = 'postgres://admin:s3cr3tP4ss@db/app'",
+    }
+    assert candidate_lines("app/settings.py", lines) == [2, 3, 5, 7, 9, 10]
+    # In a config file values go unquoted: the word alone makes a candidate.
+    assert candidate_lines("deploy/.env", lines) == [2, 3, 5, 7, 8, 9, 10]
+
+
+def test_a_candidate_line_with_a_secret_is_found_between_others() -> None:
+    source = "".join(f"name_{n} = 'label_number_{n}'\n" for n in range(50))
+    source += 'api_key = "3f786850e387550fdab836ed7e6dc881de23001b"\n'
+    [finding] = findings("app/keys.py", source)
+    assert finding.start_line == 51
