@@ -20,13 +20,14 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.code.path_kinds import path_tags
+from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.redaction import (
+    TOKEN_SIGNS,
     bare_values_are_literal,
     find_secrets,
     known_token,
     preview,
     token_matches,
-    token_prefix_starts,
 )
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
@@ -134,15 +135,30 @@ class SecretsRule(RuleBase):
 # The entropy detectors report a quoted string made only of their characters whose Shannon
 # entropy passes a limit: base64's 4.5 bits needs 23 different characters at least, hex's
 # 3.0 bits 9 (hex strings under 12 characters are not looked at, as before). Every quote
-# is tried as a start (the rest is a lookahead), since detect-secrets pairs quotes from the
-# left.
-_QUOTED = re.compile(r"""(["'])(?=([A-Za-z0-9+/=_\\-]{12,})\1)""")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
+# is tried as a start, since detect-secrets pairs quotes from the left. The signs are
+# searched by RE2 in a file's added lines joined (`reviewbot/code/whole_text.py`).
+_QUOTED = compile_whole_text("|".join(f"{q}[A-Za-z0-9+/=_\\\\-]{{12,}}{q}" for q in "'\""))
+_HEX = re.compile(rb"[0-9A-Fa-f]+")
 _BASE64_MIN = 23
-_RUN = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+_RUN = compile_whole_text(r"[A-Za-z0-9+/=_-]{20,}")
 _SECRET_WORD = re.compile(r"key|pass|pwd|secret|token|credential|contrase|auth|private",
                           re.IGNORECASE)
-_LOWER_SECRET_WORD = re.compile(_SECRET_WORD.pattern)
+_SECRET_WORDS = compile_whole_text(f"(?i:{_SECRET_WORD.pattern})")
+
+
+def _quoted_starts(text: bytes) -> Iterator[int]:
+    """Where a quoted string an entropy detector could report starts: every quote tried (a
+    match's closing quote may open the next string)."""
+    at = 0
+    while (match := _QUOTED.search(text, at)) is not None:
+        value = match.group(0)[1:-1]
+        if len(value) >= _BASE64_MIN or _HEX.fullmatch(value):
+            yield match.start()
+        at = match.start() + 1
+
+
+def _digits_and_letters(run: bytes) -> bool:
+    return any(c in b"0123456789" for c in run) and any(chr(c).isalpha() for c in run)
 
 
 def could_hold(path: str, text: str) -> bool:
@@ -157,22 +173,19 @@ def candidate_lines(path: str, lines: dict[int, str]) -> list[int]:
     short = {n: line for n, line in lines.items() if len(line) <= MINIFIED_LINE_CHARS}
     found = {n for n in lines if n not in short}
     numbers = list(short)
-    text = "\n".join(short.values())
-    starts = list(accumulate((len(line) + 1 for line in short.values()), initial=0))
+    encoded = [line.encode() for line in short.values()]
+    text = b"\n".join(encoded)
+    starts = list(accumulate((len(line) + 1 for line in encoded), initial=0))
 
     def line_at(at: int) -> int:
         return numbers[bisect_right(starts, at) - 1]
 
-    found.update(line_at(at) for at in token_prefix_starts(text))
-    found.update(line_at(m.start()) for m in _QUOTED.finditer(text)
-                 if len(m.group(2)) >= _BASE64_MIN or _HEX.fullmatch(m.group(2)))
+    found.update(line_at(m.start()) for m in TOKEN_SIGNS.finditer(text))
+    found.update(line_at(at) for at in _quoted_starts(text))
     found.update(line_at(m.start()) for m in _RUN.finditer(text)
-                 if any(c.isdigit() for c in m.group(0)) and any(c.isalpha() for c in m.group(0)))
-    lowered = text.lower()
-    words = (_LOWER_SECRET_WORD.finditer(lowered) if len(lowered) == len(text)
-             else _SECRET_WORD.finditer(text))  # a few letters lower to two characters
+                 if _digits_and_letters(m.group(0)))
     literal = bare_values_are_literal(path)
-    found.update(number for number in {line_at(m.start()) for m in words}
+    found.update(number for number in {line_at(m.start()) for m in _SECRET_WORDS.finditer(text)}
                  if literal or any(quote in short[number] for quote in "\"'`"))
     return [n for n in lines if n in found]
 
