@@ -19,7 +19,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -195,13 +195,33 @@ def _indented(value: Any, depth: int = 2) -> str:
 
 
 def redact_strings(data: Any, redactor: Redactor) -> Any:
-    """Every string in a JSON structure through the redaction pass."""
+    """Every string in a JSON structure through the redaction pass (all of them at once:
+    most lines of a hunk have nothing to look at, and one search over them all says which)."""
+    found: list[str] = []
+    _strings(data, found)
+    redacted = iter(redactor.texts(found))
+    return _rebuilt(data, redacted)
+
+
+def _strings(data: Any, found: list[str]) -> None:
     if isinstance(data, str):
-        return redactor.text(data)
+        found.append(data)
+    elif isinstance(data, list | tuple):
+        for item in data:
+            _strings(item, found)
+    elif isinstance(data, dict):
+        for value in data.values():
+            _strings(value, found)
+
+
+def _rebuilt(data: Any, redacted: Iterator[str]) -> Any:
+    """The structure with its strings taken, in order, from `redacted`."""
+    if isinstance(data, str):
+        return next(redacted)
     if isinstance(data, list | tuple):
-        return [redact_strings(item, redactor) for item in data]
+        return [_rebuilt(item, redacted) for item in data]
     if isinstance(data, dict):
-        return {key: redact_strings(value, redactor) for key, value in data.items()}
+        return {key: _rebuilt(value, redacted) for key, value in data.items()}
     return data
 
 

@@ -156,3 +156,24 @@ def test_a_name_in_markdown_code_then_prose_is_no_secret() -> None:
     assert find_secrets(line) == []
     assert findings("docs/bench.md", line) == []
     assert find_secrets('password = "hunter22"')  # a quoted value still is one
+
+
+def test_many_texts_are_redacted_as_each_would_be_alone() -> None:
+    """`texts` searches them joined; offsets of the signs are UTF-8 bytes, which a line of
+    non-ASCII text ahead of a secret moves away from its characters."""
+    redactor = Redactor(["known-value-1234"])
+    texts = ["é" * 300, "ordinary code", "token = 'Zm9vYmFyYmF6cXV4cXV1eHh5'",
+             "ü" * 50 + "\nmore", "x = 'known-value-1234'", "",
+             "export GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "plain"]
+    assert redactor.texts(texts) == [redactor.text(text) for text in texts]
+    assert redactor.texts(texts)[2] != texts[2] and redactor.texts(texts)[6] != texts[6]
+    assert "known-value-1234" not in redactor.texts(texts)[4]
+    ascii_only = [text for text in texts if text.isascii()]
+    assert Redactor().texts(ascii_only) == [Redactor().text(text) for text in ascii_only]
+
+
+def test_long_text_with_non_ascii_letters_redacts_the_credential_itself() -> None:
+    """On long text (a minified line) credential words are found by byte offset: the
+    characters before them (each two bytes here) must not shift what is masked."""
+    text = "é" * 5000 + ' var password = "hunter2hunter2"; ' + "ü" * 100
+    assert Redactor().text(text) == "é" * 5000 + ' var password = "[REDACTED]"; ' + "ü" * 100
