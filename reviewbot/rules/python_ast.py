@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
+from reviewbot.code.python_walk import own_nodes, walk
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
@@ -68,7 +69,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     # Walking only the statements that touch added lines keeps a hook fast on big files.
     lines = LineSet(tuple(sorted(changed)))
     touched = _touched(tree.body, lines)
-    nodes = [node for stmt in touched for node in _walk_shallow(stmt)]
+    nodes = [node for stmt in touched for node in own_nodes(stmt)]
     aliases = import_aliases((*_imports(tree.body), *nodes))
 
     def name_of(call: ast.Call) -> str:
@@ -79,7 +80,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     partly = [f for f in _innermost_functions(touched)
               if not lines.covers(f.lineno, f.end_lineno or f.lineno)]
     scope_calls = calls + tuple(
-        (node, name_of(node)) for function in partly for node in ast.walk(function)
+        (node, name_of(node)) for function in partly for node in walk(function)
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
@@ -183,19 +184,6 @@ def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
                                   or [s for h in inner if isinstance(h, ast.ExceptHandler)
                                       for s in h.body], changed)
     return found
-
-
-def _walk_shallow(stmt: ast.stmt) -> list[ast.AST]:
-    """A statement's nodes, without descending into its nested statement bodies."""
-    nodes: list[ast.AST] = []
-    stack: list[ast.AST] = [stmt]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, ast.stmt | ast.excepthandler):
-                stack.append(child)
-    return nodes
 
 
 def _imports(body: list[ast.stmt]) -> list[ast.AST]:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from reviewbot.code.python_walk import children, own_nodes, statements, walk
+
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
 _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "archive": 3,
@@ -108,7 +110,7 @@ class FlowIndex:
         """The file's functions, smallest first, and which are methods of request-handler
         classes (tornado, Django and Flask class-based views): one walk, when first needed."""
         self._scanned = True
-        for node in ast.walk(self._tree):
+        for node in statements(self._tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions.append(node)
             elif isinstance(node, ast.ClassDef):
@@ -289,7 +291,7 @@ def _carriers(node: ast.AST) -> list[ast.AST]:
         return [node.body, node.orelse]
     if isinstance(node, ast.comprehension):
         return [node.iter]
-    return list(ast.iter_child_nodes(node))
+    return children(node)
 
 
 def strongest(first: Source | None, second: Source | None) -> Source | None:
@@ -354,7 +356,7 @@ def literal_text(expr: ast.expr, constants: dict[str, str] | None = None) -> str
     """The constant text parts of an expression (to see SQL or HTML in a template), with
     the module's string constants it names (`QUERY % name`)."""
     parts: list[str] = []
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
             parts.append(node.value if isinstance(node.value, str)
                          else node.value.decode("latin-1"))
@@ -378,19 +380,19 @@ def module_constants(tree: ast.Module) -> dict[str, str]:
 
 def _has_text(expr: ast.expr) -> bool:
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str | bytes)
-               for n in ast.walk(expr))
+               for n in walk(expr))
 
 
 def _all_constant(expr: ast.expr) -> bool:
     return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
-                          | ast.Dict | ast.expr_context) for n in ast.walk(expr))
+                          | ast.Dict | ast.expr_context) for n in walk(expr))
 
 
 def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
     """Names this statement compares with a base after normalising them. Inside an `if` on
     neither the name nor input (`if not self._follow_symlinks:`), the check runs only
     sometimes: the name is `flag_checked`, not checked."""
-    for node in _own_nodes(statement):
+    for node in own_nodes(statement, handlers=True):
         if not (isinstance(node, ast.Call) and _called(node) in _CHECKS):
             continue
         parts = [*node.args, *(k.value for k in node.keywords)]
@@ -398,7 +400,7 @@ def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
             parts.append(node.func.value)
         for part in parts:
             inline = _normalises(part)
-            for name in {n.id for n in ast.walk(part) if isinstance(n, ast.Name)
+            for name in {n.id for n in walk(part) if isinstance(n, ast.Name)
                          and (inline or n.id in flow.normalised)}:
                 flag = next((g for g in guards if not _about(g, name, flow)), None)
                 if flag is None:
@@ -410,7 +412,7 @@ def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
 def _about(test: ast.expr, name: str, flow: Flow) -> bool:
     """Whether an `if` test looks at the name or at input (then it decides about the path)."""
     return any(isinstance(n, ast.Name) and (n.id == name or n.id in flow.tainted)
-               for n in ast.walk(test))
+               for n in walk(test))
 
 
 def _called(call: ast.Call) -> str:
@@ -418,17 +420,7 @@ def _called(call: ast.Call) -> str:
 
 
 def _normalises(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and _called(n) in _NORMALISERS for n in ast.walk(expr))
-
-
-def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
-    """The statement's nodes without its nested statements (they are steps of their own)."""
-    pending: list[ast.AST] = [statement]
-    while pending:
-        node = pending.pop()
-        yield node
-        pending += [child for child in ast.iter_child_nodes(node)
-                    if not isinstance(child, ast.stmt)]
+    return any(isinstance(n, ast.Call) and _called(n) in _NORMALISERS for n in walk(expr))
 
 
 # What a web framework's request is called when a parameter is annotated with it.
@@ -452,7 +444,7 @@ def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         return "Request" in ast.unparse(arg.annotation)
     return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                and node.value.id == "req" and node.attr in _REQUEST_DATA
-               for node in ast.walk(function))
+               for node in walk(function))
 
 
 def _dotted(node: ast.AST) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import cast
 
+from reviewbot.code.python_walk import walk
 from reviewbot.rules.imported import (
     is_project_module,
     module_wrappers,
@@ -87,7 +88,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[as
     """The assignments before `line` of the names in `arg` that carry input or formatting,
     followed back through the names they use."""
     found: list[ast.expr] = []
-    pending = [(n.id, line) for n in ast.walk(arg) if isinstance(n, ast.Name)]
+    pending = [(n.id, line) for n in walk(arg) if isinstance(n, ast.Name)]
     seen: set[tuple[str, int]] = set()
     while pending and len(found) < _MAX_CHAIN:
         name, before = pending.pop(0)
@@ -97,7 +98,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[as
         for value in flow.assignments_before(name, before):
             if is_formatted(value) or source_of(value, flow, parsed.flow.name_of):
                 found.append(value)
-                pending += [(n.id, value.lineno) for n in ast.walk(value)
+                pending += [(n.id, value.lineno) for n in walk(value)
                             if isinstance(n, ast.Name)]
     return tuple(found[:_MAX_CHAIN])
 
@@ -364,9 +365,9 @@ def _option_value(before: ast.expr) -> bool:
 
 def _dash_checked(parsed: PythonFile, call: ast.Call, element: ast.expr) -> bool:
     """The function tests the value for a leading `-` (`if rev.startswith("-"): raise`)."""
-    names = {n.id for n in ast.walk(element) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(element) if isinstance(n, ast.Name)}
     function = parsed.flow.function_at(call)
-    for node in ast.walk(function) if function is not None else ():
+    for node in walk(function) if function is not None else ():
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "startswith" and isinstance(node.func.value, ast.Name)
                 and node.func.value.id in names and node.args
@@ -411,7 +412,7 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
             found = _sql_finding(parsed, use, method)
             if found is not None:
                 reported.update(id(node) for part in (use.value, *use.chain)
-                                for node in ast.walk(part))
+                                for node in walk(part))
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "sql"):
         use = use_of(parsed, call, name, arg)
@@ -419,7 +420,7 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
         if not ((use.formatted and _SQL.search(text)) or use.source in _OUTSIDE):
             continue
         built = ("built by string formatting" if use.formatted else "taken") + _from(use.source)
-        reported.update(id(node) for part in (use.value, *use.chain) for node in ast.walk(part))
+        reported.update(id(node) for part in (use.value, *use.chain) for node in walk(part))
         yield from _report(parsed, use, "error", (
             f"{path.describe(name, param)}, which runs it as SQL, and the query is {built}: "
             "values in it can change the query (SQL injection)."),
@@ -461,10 +462,10 @@ def _refilled_in_loop(parsed: PythonFile, call: ast.Call, name: str) -> bool:
     function = parsed.flow.function_at(call)
     if function is None:
         return False
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if not isinstance(loop, ast.For | ast.While):
             continue
-        for statement in ast.walk(loop):
+        for statement in walk(loop):
             if (isinstance(statement, ast.Assign) and statement.value is call
                     and any(isinstance(t, ast.Name) and t.id == name
                             for t in statement.targets)):
@@ -520,15 +521,15 @@ def _extras_formatted(cls: ast.ClassDef) -> Iterator[Report]:
     for method in cls.body:
         if not isinstance(method, ast.FunctionDef):
             continue
-        from_extra = {target.id for statement in ast.walk(method)
+        from_extra = {target.id for statement in walk(method)
                       if isinstance(statement, ast.Assign) and _reads_extra(statement.value)
                       for target in statement.targets if isinstance(target, ast.Name)}
-        for node in ast.walk(method):
+        for node in walk(method):
             if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
                     and isinstance(node.left, ast.Constant)
                     and isinstance(node.left.value, str) and "%%(" in node.left.value):
                 continue
-            names = sorted(n.id for n in ast.walk(node.right)
+            names = sorted(n.id for n in walk(node.right)
                            if isinstance(n, ast.Name) and n.id in from_extra)
             if names or _reads_extra(node.right):
                 shown = f"`{names[0]}`, " if names else ""
@@ -543,7 +544,7 @@ def _extras_formatted(cls: ast.ClassDef) -> Iterator[Report]:
 def _reads_extra(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "extra"
                and isinstance(n.value, ast.Name) and n.value.id == "self"
-               for n in ast.walk(node))
+               for n in walk(node))
 
 
 def _base_name(node: ast.expr) -> str:
@@ -555,7 +556,7 @@ def _passed_on(cls: ast.ClassDef) -> set[str]:
     for item in cls.body:
         if isinstance(item, ast.FunctionDef) and item.name == "__init__":
             params = {a.arg for a in (*item.args.args, *item.args.kwonlyargs)}
-            return {k.arg for n in ast.walk(item) if isinstance(n, ast.Call)
+            return {k.arg for n in walk(item) if isinstance(n, ast.Call)
                     and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
                     for k in n.keywords if k.arg and isinstance(k.value, ast.Name)
                     and k.value.id in params}
@@ -604,7 +605,7 @@ def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
             continue
         text = literal_text(node, parsed.constants)
         if _QUERY_START.search(text) and _SQL.search(text):
-            reported.update(id(inner) for inner in ast.walk(node))
+            reported.update(id(inner) for inner in walk(node))
             yield (node, "warning", "A SQL query is built by string formatting; if it reaches "
                                     "a database with values from input, that is SQL injection.",
                    "Keep the query constant and pass values as parameters.")
@@ -726,7 +727,7 @@ def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "path"):
         use = use_of(parsed, call, name, arg)
-        names = {n.id for n in ast.walk(use.value) if isinstance(n, ast.Name)}
+        names = {n.id for n in walk(use.value) if isinstance(n, ast.Name)}
         if use.source not in ("request", "archive") or names & use.flow.checked:
             continue
         yield from _report(parsed, use, "error" if _direct_request(use, parsed) else "warning", (
@@ -764,7 +765,7 @@ def _is_path_expression(node: ast.expr) -> bool:
 def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | None:
     if use.source is None or use.source in ("argv", "input", "environment"):
         return None  # a command-line tool opens the files its user names
-    names = {n.id for part in (use.value, *use.call.args[:1]) for n in ast.walk(part)
+    names = {n.id for part in (use.value, *use.call.args[:1]) for n in walk(part)
              if isinstance(n, ast.Name)}
     if names & use.flow.checked:
         return None  # normalised and compared with its base folder
@@ -817,14 +818,14 @@ def _condition(test: ast.expr) -> str:
 def _direct_request(use: Use, parsed: PythonFile) -> bool:
     """The path holds request data itself, not only a handler's parameters."""
     return source_of(use.value, Flow(tainted={}), parsed.flow.name_of) == "request" or any(
-        use.flow.tainted.get(n.id) == "request" for n in ast.walk(use.value)
+        use.flow.tainted.get(n.id) == "request" for n in walk(use.value)
         if isinstance(n, ast.Name))
 
 
 def _joins_input(value: ast.expr, flow: Flow, parsed: PythonFile) -> bool:
     """A path made of a base and input after it: join(), joinpath(), `/`, `+`, an f-string.
     `join(folder, "setup.cfg")` with the folder from a parameter is the program's choice."""
-    return any(_tainted(part, flow) for node in ast.walk(value)
+    return any(_tainted(part, flow) for node in walk(value)
                for part in _joined_parts(node, parsed))
 
 
@@ -844,17 +845,17 @@ def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
 
 def _tainted(node: ast.AST, flow: Flow) -> bool:
     return any(isinstance(n, ast.Name) and n.id in flow.tainted and n.id not in flow.sanitised
-               for n in ast.walk(node))
+               for n in walk(node))
 
 
 def _joined_names(function: ast.AST, parsed: PythonFile) -> set[str]:
     """The names a function puts after a base folder with a path join (`join()`,
     `joinpath()`, `/`; not `+` or an f-string, which build any kind of text)."""
-    return {n.id for node in ast.walk(function)
+    return {n.id for node in walk(function)
             if not isinstance(node, ast.JoinedStr)
             and not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add))
             for part in _joined_parts(node, parsed)
-            for n in ast.walk(part) if isinstance(n, ast.Name)}
+            for n in walk(part) if isinstance(n, ast.Name)}
 
 
 _PREFIX = frozenset({"os.path.commonprefix", "posixpath.commonprefix", "ntpath.commonprefix",
@@ -887,7 +888,7 @@ def _dot_dot_removal(parsed: PythonFile) -> Iterator[Report]:
         function = parsed.flow.function_at(call)
         if function is None:
             continue
-        receivers = {n.id for n in ast.walk(call.func.value) if isinstance(n, ast.Name)}
+        receivers = {n.id for n in walk(call.func.value) if isinstance(n, ast.Name)}
         if receivers & _joined_names(function, parsed):
             yield (call, "warning", "Removing `..` from a name does not keep the path in its "
                                     "folder: an absolute path (`/etc/passwd`), a drive "
@@ -963,7 +964,7 @@ def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
         if not _HTML_MARKUP.search(literal_text(node, parsed.constants)):
             continue
         flow = parsed.flow.at(node)
-        values = [n for n in ast.walk(node) if isinstance(n, ast.Name)
+        values = [n for n in walk(node) if isinstance(n, ast.Name)
                   and not _escaped(n, node, parsed)]
         sources = [source_of(n, flow, parsed.flow.name_of) for n in values]
         outside = [s for s in sources if s in _OUTSIDE] or (
@@ -978,8 +979,8 @@ def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
 def _escaped(name: ast.Name, root: ast.AST, parsed: PythonFile) -> bool:
     """The name is an argument of an escape call inside `root`."""
     return any(isinstance(call, ast.Call) and parsed.flow.name_of(call) in _ESCAPES
-               and any(n is name for arg in call.args for n in ast.walk(arg))
-               for call in ast.walk(root))
+               and any(n is name for arg in call.args for n in walk(arg))
+               for call in walk(root))
 
 
 def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
@@ -1152,7 +1153,7 @@ def _worth_following(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> bool:
     memo = cast(dict[int, set[str]], parsed.memo.setdefault("assigned_input", {}))
     if id(function) not in memo:
         memo[id(function)] = {
-            target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+            target.id for node in walk(function) if isinstance(node, ast.Assign)
             and (is_formatted(node.value) or _reads_outside(node.value))
             for target in node.targets if isinstance(target, ast.Name)}
     return arg.id in memo[id(function)]
@@ -1161,4 +1162,4 @@ def _worth_following(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> bool:
 def _reads_outside(node: ast.AST) -> bool:
     return any((isinstance(n, ast.Name) and n.id == "request")
                or (isinstance(n, ast.Attribute) and n.attr in ("argv", "environ"))
-               for n in ast.walk(node))
+               for n in walk(node))

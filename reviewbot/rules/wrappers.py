@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from reviewbot.code.python_walk import walk
 from reviewbot.rules.python_flow import Flow, NameOf, flow_for, source_of
 
 Kind = Literal["shell", "sql", "path"]
@@ -193,6 +194,6 @@ def _argument(call: ast.Call, function: Function, param: str) -> ast.expr | None
 
 
 def _calls(function: Function) -> Iterator[ast.Call]:
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call):
             yield node
