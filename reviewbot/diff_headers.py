@@ -24,7 +24,29 @@ _DECODE = str.maketrans({"\ue000": " ", "\ue001": "\t", "\ue002": "\n"})
 
 
 def normalise_headers(text: str) -> str:
-    return "\n".join(_rewrite(text.split("\n")))
+    """The diff with each header block rewritten and the hunks between them copied as they
+    are (found by searching for the blocks, not by splitting a diff of megabytes)."""
+    pieces: list[str] = []
+    copied = 0
+    start = _line_starting(text, _GIT_HEADER, 0)
+    while start < len(text):
+        end = min(_line_starting(text, "@@ ", start + 1),
+                  _line_starting(text, _GIT_HEADER, start + 1))
+        # The block's lines; the newline ending the last one stays with what follows.
+        block = text[start:end - 1] if end < len(text) else text[start:]
+        pieces += [text[copied:start], "\n".join(_rewrite_block(block.split("\n")))]
+        copied = start + len(block)
+        start = _line_starting(text, _GIT_HEADER, end) if end < len(text) else len(text)
+    return "".join([*pieces, text[copied:]])
+
+
+def _line_starting(text: str, prefix: str, at: int) -> int:
+    """Where the first line at or after `at` that starts with `prefix` begins; the end of
+    the text when there is none."""
+    if at == 0 and text.startswith(prefix):
+        return 0
+    found = text.find("\n" + prefix, max(at - 1, 0))
+    return len(text) if found == -1 else found + 1
 
 
 def decode_path(path: str) -> str:

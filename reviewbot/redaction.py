@@ -110,9 +110,8 @@ _WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "ac
           "credential", "authkey", "auth_key", "auth-key", "signing", "encryption")
 
 
-# The same prefixes as plain strings: on long text (a 5 MB minified line) `str.find` finds
-# every start of each in about a millisecond, where the alternation above takes 40 ms or
-# more.
+# The same prefixes as plain strings: on long text (a 5 MB minified line) RE2 finds each
+# start in one pass, where the alternation above takes 40 ms or more.
 _LITERAL_PREFIXES = ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "sk-", "AKIA",
                      "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xox", "rk_live_", "sk_live_",
                      "npm_", "pypi-", "hf_", "eyJ", "PRIVATE KEY")
@@ -121,6 +120,7 @@ LONG_TEXT = 4096
 # Whether long text has a prefix or a word at all: one pass of RE2 (its `\s` is ASCII, so
 # it says yes to a little more than the patterns above, never less).
 TOKEN_SIGNS = compile_whole_text(_PREFIXES.pattern)
+_LITERALS = compile_whole_text("|".join(re.escape(literal) for literal in _LITERAL_PREFIXES))
 _SECRET_SIGNS = compile_whole_text(
     f"{_PREFIXES.pattern}|(?i:{'|'.join(re.escape(word) for word in _WORDS)})")
 
@@ -134,12 +134,12 @@ def has_token_prefix(text: str) -> bool:
 
 def token_prefix_starts(text: str) -> Iterator[int]:
     """Where a prefix of _PREFIXES starts in the text (unordered; every start, overlapping
-    ones too)."""
-    for literal in _LITERAL_PREFIXES:
-        at = text.find(literal)
-        while at != -1:
-            yield at
-            at = text.find(literal, at + 1)
+    ones too: `AKIASIA` has two)."""
+    encoded = text.encode()
+    offsets: list[int] = []
+    while (match := _LITERALS.search(encoded, offsets[-1] + 1 if offsets else 0)) is not None:
+        offsets.append(match.start())
+    yield from offsets if len(encoded) == len(text) else _characters(encoded, offsets)
     at = text.find("://")
     while at != -1:
         if _URL_CREDENTIALS.match(text, at):
@@ -334,9 +334,14 @@ class Redactor:
         if pattern is not None:
             text = pattern.sub(MASK, text)
         spans = _merged(find_secrets(text, literal_bare_values))
-        for start, end in reversed(spans):
-            text = text[:start] + MASK + text[end:]
-        return text
+        if not spans:
+            return text
+        # One copy of the text, not one a secret (a minified line is megabytes).
+        pieces, last = [], 0
+        for start, end in spans:
+            pieces += [text[last:start], MASK]
+            last = end
+        return "".join([*pieces, text[last:]])
 
     def texts(self, texts: list[str]) -> list[str]:
         """`text` of each. The short ones are searched as one: a text without a known value

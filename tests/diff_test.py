@@ -346,3 +346,22 @@ def test_the_fetch_a_missing_base_needs(rev: str, remotes: list[str], command: s
     from reviewbot.diff import fetch_command
 
     assert fetch_command(rev, remotes) == command
+
+
+def test_header_blocks_are_rewritten_where_they_are_and_nothing_else_moves() -> None:
+    from reviewbot.diff_headers import normalise_headers
+
+    text = ("diff --git a/a b/a\nold mode 100644\nnew mode 100755\n"
+            "diff --git a/x y/c b/x y/c\nindex 1..2\n--- a/x y/c\n+++ b/x y/c\n"
+            "@@ -1 +1 @@\n-diff --git a/not b/a header\n+@@ not a hunk\n"
+            "diff --git a/c d/c b/c d/c\nBinary files a/c d/c and b/c d/c differ")
+    space = "\ue000"
+    assert normalise_headers(text) == (
+        "diff --git a/a b/a\nold mode 100644\nnew mode 100755\n"
+        f"diff --git a/x{space}y/c b/x{space}y/c\nindex 1..2\n--- a/x{space}y/c\n"
+        f"+++ b/x{space}y/c\n"
+        "@@ -1 +1 @@\n-diff --git a/not b/a header\n+@@ not a hunk\n"
+        f"diff --git a/c{space}d/c b/c{space}d/c\n"
+        f"Binary files a/c{space}d/c and b/c{space}d/c differ")
+    assert normalise_headers(text + "\n").endswith(" differ\n")
+    assert normalise_headers("no header\n") == "no header\n"

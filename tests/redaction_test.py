@@ -177,3 +177,9 @@ def test_long_text_with_non_ascii_letters_redacts_the_credential_itself() -> Non
     characters before them (each two bytes here) must not shift what is masked."""
     text = "é" * 5000 + ' var password = "hunter2hunter2"; ' + "ü" * 100
     assert Redactor().text(text) == "é" * 5000 + ' var password = "[REDACTED]"; ' + "ü" * 100
+
+
+def test_long_text_with_non_ascii_letters_masks_a_token_exactly() -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    text = "ü" * 5000 + f" const t = {token}; " + "é" * 10
+    assert Redactor().text(text) == "ü" * 5000 + " const t = [REDACTED]; " + "é" * 10

@@ -104,8 +104,9 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     changes = (_file_changes(kept, read_new, shared)
                + _file_changes(ignored, read_new, shared, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
-    # reads them again from the same cache).
-    weights = [len(change.new_text or "") + _added_chars(change) for change in changes]
+    # reads them again from the same cache). One file is checked here, read if a rule asks.
+    weights = ([len(change.new_text or "") + _added_chars(change) for change in changes]
+               if len(changes) > 1 else [1] * len(changes))
     processes = (config.limits.processes
                  if sum(weights) >= PARALLEL_MIN_CHARS and len(changes) > 1 else 1)
     if processes > 1:
