@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -234,7 +233,7 @@ def write_private(target: Path, text: str) -> None:
 
 def new_run_id(now: datetime | None = None) -> str:
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S.%fZ")
-    return f"{stamp}-{secrets.token_hex(3)}"
+    return f"{stamp}-{os.urandom(3).hex()}"  # `secrets` would load hmac and OpenSSL
 
 
 def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, cast
 from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.cache import ResultCache
 from reviewbot.config import Config
-from reviewbot.context import build_bundle
 from reviewbot.diff import collect
 from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.events import Events
@@ -200,6 +199,8 @@ def _context(ctx: RunContext, state: RunState) -> RunState:
         bundle = ContextBundle(not_built=NOT_BUILT)
         ctx.run_dir.write("context_bundle", bundle)
         return replace(state, bundle=bundle)
+    from reviewbot.context import build_bundle  # the offline hook builds none: not imported
+
     bundle = build_bundle(cast(FusedPlan, state.need("fused")), rules.units, rules.findings,
                           ctx.source(diff), ctx.config, ctx.redactor)
     ctx.run_dir.write("context_bundle", bundle)
