@@ -11,7 +11,7 @@ import os
 import re
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewbot.errors import GitError
@@ -44,6 +44,8 @@ class GitRepo:
     """A repository, addressed by its work-tree root."""
 
     root: Path
+    # HEAD's commit, asked once a run (the empty check and the diff both need it).
+    _head: list[str | None] = field(default_factory=list, compare=False, repr=False)
 
     def run(self, args: Sequence[str], *, ok_codes: tuple[int, ...] = (0,)) -> bytes:
         """Run `git ARGS` at the root and return stdout as raw bytes."""
@@ -63,8 +65,11 @@ class GitRepo:
         return sha or None
 
     def head(self) -> str | None:
-        """HEAD's commit, or None in a repository with no commits yet."""
-        return self.rev_parse("HEAD")
+        """HEAD's commit, or None in a repository with no commits yet (read once: a run
+        reviews one state of the repository)."""
+        if not self._head:
+            self._head.append(self.rev_parse("HEAD"))
+        return self._head[0]
 
     def empty_tree(self) -> str:
         # Computed rather than hard-coded: SHA-256 repositories have another id.
