@@ -133,7 +133,8 @@ def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: 
     assert importlib.util.find_spec("pydantic")
     repo.write(".reviewbot.toml", '[limits]\ntimeout_s = 20\n[[path_instructions]]\n'
                'path = "*.py"\ninstructions = "check shell calls"\n')
-    repo.write("app.py", "import os\nos.system('ls')\n")
+    # A line some secret detector must look at: detect-secrets is loaded, not `requests`.
+    repo.write("app.py", "import os\nos.system('ls')\ndb_password = 'hunter2hunter2'\n")
     repo.stage()
     argv = ["reviewbot", *hook_entry(), "--repo", str(repo.root), "--format", "json",
             *(["--offline"] if offline else [])]
@@ -141,7 +142,8 @@ def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: 
         "import atexit, sys\n"
         "def heavy():\n"
         "    found = sorted(m for m in sys.modules\n"
-        "                   if m.split('.')[0] in ('openai', 'github', 'httpx2', 'pydantic'))\n"
+        "                   if m.split('.')[0] in ('openai', 'github', 'httpx2', 'pydantic',\n"
+        "                                          'requests'))\n"
         "    print('HEAVY', found, file=sys.stderr)\n"
         "atexit.register(heavy)\n"
         f"sys.argv = {argv!r}\n"

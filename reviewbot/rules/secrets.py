@@ -55,6 +55,33 @@ def _plugins() -> tuple[BasePlugin, ...]:
     return tuple(cls() for cls in classes if cls.__name__ not in _SKIPPED)
 
 
+@cache
+def _gates() -> tuple[tuple[re.Pattern[str], ...] | None, ...]:
+    """For each plugin that reports only what its own patterns (`denylist`) match on a line,
+    those patterns, to search a file's candidate lines joined; None for the others (the
+    entropy and keyword detectors, JWT), which always look, and for patterns anchored to a
+    line's start or end (`^`, `$`), which the lines joined would not match the same way."""
+    plugins = _plugins()  # first: it loads detect-secrets without `requests`
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    gates: list[tuple[re.Pattern[str], ...] | None] = []
+    for plugin in plugins:
+        patterns = (tuple(plugin.denylist) if isinstance(plugin, RegexBasedDetector)
+                    and type(plugin).analyze_string is RegexBasedDetector.analyze_string
+                    else ())
+        anchored = any(anchor in p.pattern for p in patterns for anchor in "^$")
+        gates.append(patterns if patterns and not anchored else None)
+    return tuple(gates)
+
+
+def _plugins_for(lines: str) -> frozenset[int]:
+    """The plugins that can report anything on these lines (joined): a plugin none of whose
+    patterns matches any of them is not called line by line (26 calls a candidate line were
+    most of the rule's time; a match on one line is a match in the lines joined)."""
+    return frozenset(index for index, gate in enumerate(_gates())
+                     if gate is None or any(pattern.search(lines) for pattern in gate))
+
+
 def load_detectors() -> None:
     """Load detect-secrets' plugins now: before a run forks its workers, so that each does
     not load its own (~25 ms)."""
@@ -106,12 +133,15 @@ class SecretsRule(RuleBase):
     def check(self, change: FileChange) -> Iterator[Hit]:
         quiet = bool(change.tags & _QUIET_TAGS)
         added = change.added_by_line
-        for number in candidate_lines(change.path, added):
+        candidates = candidate_lines(change.path, added)
+        plugins = _plugins_for("\n".join(added[n] for n in candidates
+                                         if len(added[n]) <= MINIFIED_LINE_CHARS))
+        for number in candidates:
             text = added[number]
             if _ALLOWLIST_PRAGMA in text:
                 continue
-            for value, (level, kind) in scan_line(change.path, text, quiet,
-                                                  candidate=True).items():
+            for value, (level, kind) in scan_line(change.path, text, quiet, candidate=True,
+                                                  plugins=plugins).items():
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 yield Hit(
@@ -212,10 +242,11 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.match(bare)) or bare.lower() in _SETTING_WORDS
 
 
-def scan_line(path: str, text: str, quiet: bool = False,
-              candidate: bool = False) -> dict[str, tuple[Severity, str]]:
+def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
+              plugins: frozenset[int] | None = None) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
-    `candidate`: the line is known to pass `candidate_lines`."""
+    `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
+    can report anything on it (`_plugins_for`), all when None."""
     best: dict[str, tuple[Severity, str]] = {}
     if _ENCRYPTED_CI.match(text):
         return best
@@ -229,7 +260,7 @@ def scan_line(path: str, text: str, quiet: bool = False,
     if not (candidate or could_hold(path, text)):
         return best
     for value, level, kind in (*_own_hits(path, text, quiet),
-                               *_detect_secrets_hits(path, text, quiet)):
+                               *_detect_secrets_hits(path, text, quiet, plugins)):
         if is_placeholder(value):
             continue
         if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
@@ -251,10 +282,13 @@ def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
     return hits
 
 
-def _detect_secrets_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+def _detect_secrets_hits(path: str, text: str, quiet: bool,
+                         plugins: frozenset[int] | None = None) -> list[_Hit]:
     whole = [m.group(0) for m, _ in token_matches(text)]
     hits: list[_Hit] = []
-    for plugin in _plugins():
+    for index, plugin in enumerate(_plugins()):
+        if plugins is not None and index not in plugins:
+            continue
         for found in plugin.analyze_line(filename=path, line=text, line_number=0):
             value = _value(found)
             # A format matched above reports the whole token; detect-secrets may report

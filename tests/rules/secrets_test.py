@@ -51,3 +51,49 @@ def test_a_candidate_line_with_a_secret_is_found_between_others() -> None:
     source += 'api_key = "3f786850e387550fdab836ed7e6dc881de23001b"\n'
     [finding] = findings("app/keys.py", source)
     assert finding.start_line == 51
+
+
+# One line for each detector that reports only what its own patterns match.
+DETECTOR_SAMPLES = (
+    'ARTIFACTORY = "AKCp5abcdefghijklmnopqrstuvwx"',
+    'aws_key = "AKIAQWERTYUIOPASDFGHZ"',
+    "conn = 'AccountKey=" + "a" * 86 + "=='",
+    'url = "https://admin:hunter2hunter2@example.com/x"',
+    'cloudant_password = "' + "a1b2c3d4" * 8 + '"',
+    'DISCORD = "MTAx' + "a" * 20 + '.abcdef.' + "b" * 27 + '"',
+    'token = "ghp_' + "a1B2c3D4e5" * 3 + 'abcdef"',
+    'gitlab = "glpat-' + "x1" * 12 + '"',
+    'ibm_cloud_api_key = "' + "a1B2c3D4e5" * 4 + 'abcd"',
+    'ibm_cos_secret_access_key = "' + "ab12" * 12 + '"',
+    'MAILCHIMP = "' + "a1b2c3d4" * 4 + '-us12"',
+    "//registry.npmjs.org/:_authToken=npm_" + "a1B2" * 9,
+    'key = "sk-' + "a1B2" * 5 + "T3BlbkFJ" + "c3D4" * 5 + '"',
+    "-----BEGIN RSA PRIVATE KEY-----",
+    'PYPI = "pypi-AgEIcHlwaS5vcmc' + "a1B2" * 18 + '"',
+    'SENDGRID = "SG.' + "a1B2c3D4e5f6g7h8i9j0k1"[:22] + "." + "x1" * 21 + 'y"',
+    'slack = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"',
+    'softlayer_api_key = "' + "a1b2c3d4" * 8 + '"',
+    'square = "sq0csp-' + "a1B2c3" * 7 + 'a"',
+    'stripe = "sk_live_' + "a1B2c3" * 4 + '"',
+    'TELEGRAM = "123456789:' + "a1B2c3D4e5" * 3 + 'abcde"',
+    'twilio = "AC' + "a1b2c3d4" * 4 + '"',
+)
+
+
+def test_detectors_skipped_for_a_file_would_have_reported_nothing_on_it() -> None:
+    """The gate runs a detector only on files where one of its patterns matches: on each
+    line it says what running every detector says, and each sample is reported by some
+    detector (the samples are real matches, not lines every gate lets through)."""
+    from reviewbot.rules.secrets import _plugins_for, scan_line
+
+    for sample in DETECTOR_SAMPLES:
+        lines = ["import os", sample, "x = compute(key='value')"]
+        plugins = _plugins_for("\n".join(lines))
+        assert len(plugins) < 26
+        for line in lines:
+            assert scan_line("app/x.py", line, candidate=True, plugins=plugins) == scan_line(
+                "app/x.py", line, candidate=True), line
+    reported = [s for s in DETECTOR_SAMPLES if scan_line("app/x.py", s, candidate=True)]
+    assert len(reported) >= len(DETECTOR_SAMPLES) - 4, set(DETECTOR_SAMPLES) - set(reported)
+    # Always: the entropy, keyword and JWT detectors, and those with line-anchored patterns.
+    assert len(_plugins_for("import os\nx = 1")) <= 10
