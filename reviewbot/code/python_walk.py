@@ -31,7 +31,8 @@ def children(node: ast.AST) -> list[ast.AST]:
     """The node's child nodes, as `ast.iter_child_nodes` gives them (contexts and
     operators left out)."""
     found: list[ast.AST] = []
-    for name in _FIELDS.get(node.__class__) or _fields(node.__class__):
+    fields = _FIELDS.get(node.__class__)
+    for name in _fields(node.__class__) if fields is None else fields:
         value = getattr(node, name, None)
         if value.__class__ is list:
             found += [item for item in value if isinstance(item, ast.AST)]

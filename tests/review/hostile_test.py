@@ -152,7 +152,7 @@ def test_no_failure_in_the_model_phase_removes_the_rules_findings(
 
     target = {"conversation": "reviewbot.review.stage.Reviewer.review",
               "review stage": "reviewbot.review.stage.review_units",
-              "context stage": "reviewbot.pipeline.build_bundle",
+              "context stage": "reviewbot.context.build_bundle",
               "verify stage": "reviewbot.review.stage.verify_findings",
               "plan stage": "reviewbot.pipeline.plan"}[where]
     monkeypatch.setattr(target, fail)
@@ -181,7 +181,7 @@ def test_a_failed_stage_never_hides_a_secret_in_its_log(
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError(f"a reply quoted {token}")
 
-    monkeypatch.setattr("reviewbot.pipeline.build_bundle", fail)
+    monkeypatch.setattr("reviewbot.context.build_bundle", fail)
     _prepare(attacked, "staged")
     main(["--repo", str(attacked.root), "--quiet"])
     run = sorted((attacked.root / ".reviewbot" / "runs").glob("2*"))[-1]
