@@ -54,6 +54,17 @@ class PythonFile:
     project: ProjectFiles = field(default_factory=ProjectFiles)
 
 
+def nodes_of(parsed: PythonFile, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
+    """The file's walked nodes of exactly these kinds, in order: several rules loop over the
+    same kinds, and a filter found once spares each a pass over every node."""
+    key = "nodes:" + ",".join(kind.__name__ for kind in kinds)
+    found = parsed.memo.get(key)
+    if not isinstance(found, tuple):
+        wanted = frozenset(kinds)
+        found = parsed.memo[key] = tuple(n for n in parsed.nodes if n.__class__ in wanted)
+    return found
+
+
 def python_file(change: FileChange) -> PythonFile | None:
     """The parsed new file, once per change however many rules ask."""
     if "python_file" not in change.memo:
@@ -392,7 +403,7 @@ def _tls_disabled(parsed: PythonFile) -> Iterator[Report]:
             yield (call, "error", f"`{name}` turns off TLS certificate verification: anyone "
                                   "on the network path can read and change the traffic.",
                    "Keep verification on; for a private CA pass verify=\"/path/to/ca.pem\".")
-    for node in parsed.nodes:
+    for node in nodes_of(parsed, ast.Assign):
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Attribute) and t.attr in ("check_hostname", "verify_mode")
                 for t in node.targets):

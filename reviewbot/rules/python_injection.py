@@ -33,6 +33,7 @@ from reviewbot.rules.python_ast import (
     is_const,
     keyword_arg,
     line_pattern,
+    nodes_of,
     on_lines,
     rule,
     string_kind,
@@ -486,7 +487,7 @@ def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
     # Each needs a placeholder in the text: one search, before any walk.
     any_quoted = _NAMED_QUOTED.search(parsed.text) is not None
     extras = "%%(" in parsed.text and "self.extra" in parsed.text
-    for node in parsed.nodes:
+    for node in nodes_of(parsed, ast.ClassDef):
         if not isinstance(node, ast.ClassDef):
             continue
         if extras:
@@ -565,11 +566,12 @@ def _passed_on(cls: ast.ClassDef) -> set[str]:
 
 def _sql_elsewhere(parsed: PythonFile, reported: set[int]) -> Iterator[Report]:
     """Queries built by formatting, and templates made for it, wherever they are."""
-    templates = _format_templates(parsed.nodes)
+    templates = _format_templates(nodes_of(parsed, ast.BinOp, ast.Call))
     # Docstrings and other bare strings are never run (bandit's B608 documents
     # `"... WHERE id = '%s'" % x` in its module docstring).
-    prose = {id(node.value) for node in parsed.nodes if isinstance(node, ast.Expr)}
-    for node in parsed.nodes:
+    prose = {id(node.value) for node in nodes_of(parsed, ast.Expr)
+             if isinstance(node, ast.Expr)}
+    for node in nodes_of(parsed, ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call):
         if id(node) in reported:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -864,7 +866,7 @@ _PREFIX = frozenset({"os.path.commonprefix", "posixpath.commonprefix", "ntpath.c
 
 def _prefix_checks(parsed: PythonFile) -> Iterator[Report]:
     """`commonprefix(...) == base` as a containment check: it compares characters."""
-    for node in parsed.nodes:
+    for node in nodes_of(parsed, ast.Compare):
         if not isinstance(node, ast.Compare):
             continue
         if any(isinstance(side, ast.Call) and parsed.flow.name_of(side) in _PREFIX
@@ -958,7 +960,7 @@ _ESCAPES = frozenset({"escape", "html.escape", "markupsafe.escape", "django.util
 def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
     """HTML a browser acts on (links, scripts, refreshes) built by formatting with input
     that no escape function went through."""
-    for node in parsed.nodes:
+    for node in nodes_of(parsed, ast.JoinedStr, ast.BinOp, ast.Call):
         if not isinstance(node, ast.JoinedStr | ast.BinOp | ast.Call) or not is_formatted(node):
             continue
         if not _HTML_MARKUP.search(literal_text(node, parsed.constants)):
