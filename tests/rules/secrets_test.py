@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from reviewbot.rules.secrets import candidate_lines
 from tests.rules.conftest import findings
 
@@ -97,3 +101,17 @@ def test_detectors_skipped_for_a_file_would_have_reported_nothing_on_it() -> Non
     assert len(reported) >= len(DETECTOR_SAMPLES) - 4, set(DETECTOR_SAMPLES) - set(reported)
     # Always: the entropy, keyword and JWT detectors, and those with line-anchored patterns.
     assert len(_plugins_for("import os\nx = 1")) <= 10
+
+
+def test_a_change_with_no_line_to_look_at_does_not_load_detect_secrets() -> None:
+    """Most commits have no candidate line: they do not pay for detect-secrets' import."""
+    probe = ("import sys\n"
+             "from tests.rules.conftest import findings\n"
+             "assert findings('app/x.py', 'def f(a):\\n    return a + 1\\n') == []\n"
+             "print(sorted(m for m in sys.modules if m.startswith('detect_secrets')))\n"
+             "findings('app/y.py', 'password = \"hunter2hunter2\"\\n')\n"
+             "print('detect_secrets' in sys.modules)\n")
+    root = Path(__file__).parents[2]
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True, cwd=root)
+    assert result.stdout.splitlines() == ["[]", "True"]
