@@ -85,6 +85,16 @@ def _plugins_for(lines: str) -> frozenset[int]:
                      if gate is None or any(pattern.search(lines) for pattern in gate))
 
 
+@cache
+def _keyword_words() -> re.Pattern[str]:
+    """The words every pattern of detect-secrets' keyword detector starts with (its
+    `DENYLIST`): a line without one is not given to it (the costliest detector a line)."""
+    _plugins()  # loads detect-secrets without `requests`
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    return re.compile("|".join(DENYLIST), re.IGNORECASE)
+
+
 def load_detectors() -> None:
     """Load detect-secrets' plugins now: before a run forks its workers, so that each does
     not load its own (~25 ms)."""
@@ -292,6 +302,8 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
     for index, plugin in enumerate(_plugins()):
         if plugins is not None and index not in plugins:
             continue
+        if type(plugin).__name__ in _KEYWORD and not _keyword_words().search(text):
+            continue  # each of its patterns starts with one of its words
         for found in plugin.analyze_line(filename=path, line=text, line_number=0):
             value = _value(found)
             # A format matched above reports the whole token; detect-secrets may report

@@ -115,3 +115,22 @@ def test_a_change_with_no_line_to_look_at_does_not_load_detect_secrets() -> None
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True, cwd=root)
     assert result.stdout.splitlines() == ["[]", "True"]
+
+
+def test_the_keyword_detector_reports_only_on_lines_with_its_words() -> None:
+    """Its lines are picked by its own `DENYLIST` words: that holds while every pattern of
+    it (for every file type) contains them. A detect-secrets release that changes this
+    fails here, not silently."""
+    from reviewbot.rules.secrets import _keyword_words, _plugins
+
+    _plugins()
+    from detect_secrets.plugins import keyword
+
+    tables = (keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+              *keyword.REGEX_BY_FILETYPE.values())
+    patterns = [pattern.pattern for table in tables for pattern in table]
+    assert len(patterns) >= 5
+    assert all(keyword.DENYLIST_REGEX in p for p in patterns)
+    assert _keyword_words().search('DB_PASSWORD: "hunter2hunter2"')
+    [finding] = findings("app/db.py", 'db_password = "hunter2-correct-horse"\n')
+    assert finding.title.endswith("Secret Keyword")
