@@ -53,14 +53,22 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
 
 def own_nodes(statement: ast.stmt, handlers: bool = False) -> list[ast.AST]:
     """A statement's nodes without its nested statements (they are walked on their own),
-    depth first; with its except clauses' own nodes (`except ValueError as e`) if asked."""
+    depth first; with its except clauses' own nodes (`except ValueError as e`) if asked.
+    (`children` written out: this runs for every statement of a new file.)"""
     skipped = ast.stmt if handlers else ast.stmt | ast.excepthandler
     found: list[ast.AST] = []
     pending: list[ast.AST] = [statement]
     while pending:
         node = pending.pop()
         found.append(node)
-        pending += [child for child in children(node) if not isinstance(child, skipped)]
+        fields = _FIELDS.get(node.__class__)
+        for name in _fields(node.__class__) if fields is None else fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                pending += [item for item in value
+                            if isinstance(item, ast.AST) and not isinstance(item, skipped)]
+            elif isinstance(value, ast.AST) and not isinstance(value, skipped):
+                pending.append(value)
     return found
 
 
