@@ -10,6 +10,7 @@ run` is still subprocess.run).
 from __future__ import annotations
 
 import ast
+import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +19,7 @@ from typing import Literal, cast
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.code.python_walk import own_nodes, walk
+from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
@@ -55,14 +57,16 @@ class PythonFile:
 
 
 def nodes_of(parsed: PythonFile, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
-    """The file's walked nodes of exactly these kinds, in order: several rules loop over the
-    same kinds, and a filter found once spares each a pass over every node."""
-    key = "nodes:" + ",".join(kind.__name__ for kind in kinds)
-    found = parsed.memo.get(key)
-    if not isinstance(found, tuple):
-        wanted = frozenset(kinds)
-        found = parsed.memo[key] = tuple(n for n in parsed.nodes if n.__class__ in wanted)
-    return found
+    """The file's walked nodes of exactly these kinds, in order: several rules loop over a
+    few kinds each, and one index of the nodes by kind spares each a pass over all of them."""
+    index = cast(dict[type, list[int]] | None, parsed.memo.get("nodes_by_kind"))
+    if index is None:
+        index = {}
+        for at, node in enumerate(parsed.nodes):
+            index.setdefault(node.__class__, []).append(at)
+        parsed.memo["nodes_by_kind"] = index
+    found = heapq.merge(*(index.get(kind, ()) for kind in kinds))
+    return tuple(parsed.nodes[at] for at in found)
 
 
 def python_file(change: FileChange) -> PythonFile | None:
@@ -171,14 +175,17 @@ def on_lines(node: ast.AST, lines: LineSet) -> bool:
 
 _ENTRY_POINT_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|commands?/|scripts?/|bin/|"
                                r"management/commands/)")
-_ENTRY_POINT_TEXT = re.compile(r"__main__|^\s*(import argparse|from argparse |import click|"
-                               r"from click |import typer|def main\()", re.MULTILINE)
+# Searched over the whole file: RE2, one pass (`re` tried the alternation at every line).
+_ENTRY_POINT_TEXT = compile_whole_text(
+    r"(?m)__main__|^\s*(import argparse|from argparse |import click|from click |import typer|"
+    r"def main\()")
 
 
 def is_entry_point(path: str, text: str | None) -> bool:
     """A command-line program, whose prints are its output: `__main__`, argparse/click/typer,
     a `main()`, or a file under commands/, scripts/, bin/."""
-    return bool(_ENTRY_POINT_PATH.search(path) or (text and _ENTRY_POINT_TEXT.search(text)))
+    return bool(_ENTRY_POINT_PATH.search(path)
+                or (text and _ENTRY_POINT_TEXT.search(text.encode())))
 
 
 def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
