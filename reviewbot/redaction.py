@@ -358,11 +358,13 @@ class Redactor:
         joined = "\n".join(texts)
         found: set[int] = set()
         if pattern is not None:
+            # Every text a match touches: a known value with a newline in it spans two.
             starts = list(accumulate((len(text) + 1 for text in texts), initial=0))
-            found |= {bisect.bisect_right(starts, m.start()) - 1
-                      for m in pattern.finditer(joined)}
+            for match in pattern.finditer(joined):
+                first = bisect.bisect_right(starts, match.start()) - 1
+                found.update(range(first, bisect.bisect_right(starts, match.end() - 1)))
         encoded = joined.encode()
-        # The signs' offsets are UTF-8 bytes.
+        # The signs' offsets are UTF-8 bytes (no sign spans a newline).
         starts = list(accumulate((len(text.encode()) + 1 for text in texts), initial=0)
                       if len(encoded) != len(joined) else
                       accumulate((len(text) + 1 for text in texts), initial=0))

@@ -183,3 +183,14 @@ def test_long_text_with_non_ascii_letters_masks_a_token_exactly() -> None:
     token = "ghp_" + "a1B2c3D4e5" * 4
     text = "ü" * 5000 + f" const t = {token}; " + "é" * 10
     assert Redactor().text(text) == "ü" * 5000 + " const t = [REDACTED]; " + "é" * 10
+
+
+def test_a_known_value_with_a_newline_is_masked_where_it_is_whole() -> None:
+    """A known value that runs on over a newline (a key in an environment variable) can
+    match across two texts joined for the search, hiding the second text's own copy of it:
+    every text a match touches is looked at."""
+    value = "hunter-part\nhunter-part"
+    redactor = Redactor([value])
+    texts = ["x hunter-part", value]
+    assert redactor.texts(texts) == [redactor.text(text) for text in texts]
+    assert redactor.texts(texts)[1] == "[REDACTED]"
