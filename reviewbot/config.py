@@ -14,10 +14,8 @@ unknown key or rule id names the closest known one.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
-import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
@@ -414,6 +412,8 @@ def _section_at(parents: list[str]) -> type[_Section]:
 
 
 def _closest(name: str, known: Collection[str]) -> str:
+    import difflib  # only for a mistake: the hook without a config file does not load it
+
     match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f"; did you mean {match[0]!r}?" if match else ""
 
@@ -545,6 +545,8 @@ def _read_optional(path: Path) -> bytes | None:
 
 
 def _parse_toml(data: bytes, source: str) -> dict[str, Any]:
+    import tomllib  # only with a config file: the hook without one does not load it
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
@@ -24,9 +25,16 @@ SQL = frozenset({"sql"})
 
 @dataclass(frozen=True)
 class Variant:
-    pattern: re.Pattern[str]
+    source: str
     severity: Severity | None
     message: str
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled when first used: most changes hold none of these languages, and the
+        forty patterns cost every hook run their compilation at import."""
+        return re.compile(self.source, self.flags)
 
 
 @dataclass(frozen=True)
@@ -34,7 +42,7 @@ class PatternRule(RuleBase):
     languages: frozenset[str]
     variants: tuple[Variant, ...]
     suggestion: str
-    unless: re.Pattern[str] | None = None
+    unless: str | None = None
     skip_tags: frozenset[str] = frozenset()
 
     def applies_to(self, change: FileChange) -> bool:
@@ -43,7 +51,8 @@ class PatternRule(RuleBase):
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         for number, text in change.added_by_line.items():
-            if is_comment(text, change.language) or (self.unless and self.unless.search(text)):
+            if is_comment(text, change.language) or (self.unless
+                                                      and re.search(self.unless, text)):
                 continue
             variant = next((v for v in self.variants if v.pattern.search(text)), None)
             if variant is not None:
@@ -52,7 +61,7 @@ class PatternRule(RuleBase):
 
 
 def _v(pattern: str, severity: Severity | None, message: str, flags: int = 0) -> Variant:
-    return Variant(re.compile(pattern, flags), severity, message)
+    return Variant(pattern, severity, message, flags)
 
 
 def _rule(rule_id: str, title: str, severity: Severity, category: Category,
@@ -66,7 +75,7 @@ def _rule(rule_id: str, title: str, severity: Severity, category: Category,
         info=RuleInfo(id=rule_id, title=title, severity=severity, category=category,
                       rationale=rationale, levels=levels),
         languages=languages, variants=variants, suggestion=suggestion,
-        unless=re.compile(unless) if unless else None, skip_tags=skip_tags,
+        unless=unless, skip_tags=skip_tags,
     )
 
 
