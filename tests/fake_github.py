@@ -38,7 +38,8 @@ from tests.github import contract
 from tests.local_server import LocalServer, QuietHandler
 
 MAX_BODY = 65_536
-DOCS = "https://docs.github.com/rest"
+# Where error bodies point for documentation: the double itself (links name no other host).
+DOCS = f"{contract.SERVER}/docs/rest"
 Answer = tuple[int, Any, dict[str, str]]
 
 
@@ -278,7 +279,7 @@ class FakeGitHub:
 
     # --- objects, with every field GitHub's schemas require -------------------------------
     def _account(self, login: str, kind: str = "User") -> dict[str, Any]:
-        web = f"https://github.example/{login}"
+        web = f"{self.url}/web/{login}"
         return contract.sample("simple-user", login=login, id=abs(hash(login)) % 100_000,
                                type=kind, url=f"{self.url}/users/{login}", html_url=web)
 
@@ -290,7 +291,7 @@ class FakeGitHub:
         return contract.sample("full-repository", id=1, name=name, full_name=self.repository,
                                owner=self._account(owner), default_branch="main",
                                url=f"{self.url}/repos/{self.repository}",
-                               html_url=f"https://github.example/{self.repository}")
+                               html_url=f"{self.url}/web/{self.repository}")
 
     def _pull(self) -> dict[str, Any]:
         base = f"{self.url}/repos/{self.repository}"
@@ -300,7 +301,7 @@ class FakeGitHub:
         return contract.sample(
             "pull-request", id=7000, number=self.number, state="open", title="A change",
             url=f"{base}/pulls/{self.number}", issue_url=f"{base}/issues/{self.number}",
-            html_url=f"https://github.example/{self.repository}/pull/{self.number}",
+            html_url=f"{self.url}/web/{self.repository}/pull/{self.number}",
             user=self._account("author"),
             head={"sha": self.head_sha, "ref": "topic", "label": "acme:topic",
                   "repo": {**repo, "full_name": "stranger/shop"} if self.fork else repo,
@@ -330,7 +331,7 @@ class FakeGitHub:
                         review_id: int) -> dict[str, Any]:
         cid = next(self._ids)
         url = f"{self.url}/repos/{self.repository}/pulls/comments/{cid}"
-        html = f"https://github.example/{self.repository}/pull/{self.number}#r{cid}"
+        html = f"{self.url}/web/{self.repository}/pull/{self.number}#r{cid}"
         line = given.get("line")
         optional = {key: given[key] for key in ("line", "start_line", "side", "start_side",
                                                  "in_reply_to_id") if key in given}
@@ -354,7 +355,7 @@ class FakeGitHub:
         return contract.sample(
             "issue-comment", id=cid, node_id=f"IC_{cid}", body=body, user=user,
             url=f"{self.url}/repos/{self.repository}/issues/comments/{cid}",
-            html_url=f"https://github.example/{self.repository}/pull/{self.number}"
+            html_url=f"{self.url}/web/{self.repository}/pull/{self.number}"
                      f"#issuecomment-{cid}",
             issue_url=f"{self.url}/repos/{self.repository}/issues/{self.number}",
             author_association="NONE" if user["type"] == "Bot" else "MEMBER",
@@ -423,7 +424,7 @@ class FakeGitHub:
 
     def _review(self, body: dict[str, Any], pending: bool) -> dict[str, Any]:
         rid = next(self._ids)
-        html = f"https://github.example/{self.repository}/pull/{self.number}#review-{rid}"
+        html = f"{self.url}/web/{self.repository}/pull/{self.number}#review-{rid}"
         pull = f"{self.url}/repos/{self.repository}/pulls/{self.number}"
         review = contract.sample(
             "pull-request-review", id=rid, node_id=f"PRR_{rid}", user=self._me(),

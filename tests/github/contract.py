@@ -24,8 +24,18 @@ from typing import Any
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = (ROOT / ".ci" / "node" / "node_modules" / "@octokit" / "openapi" / "generated"
-           / "api.github.com.json")
+GENERATED = ROOT / ".ci" / "node" / "node_modules" / "@octokit" / "openapi" / "generated"
+
+
+def _dotcom_description(folder: Path) -> Path:
+    """The package's description of GitHub.com's REST API: the one file that is neither for
+    an Enterprise edition (`ghec`, `ghes-*`) nor dereferenced. Read from disk, never fetched."""
+    found = [p for p in sorted(folder.glob("*.json"))
+             if not p.name.startswith(("ghec", "ghes")) and ".deref." not in p.name]
+    return found[0] if len(found) == 1 else folder / "missing-description.json"
+
+
+PACKAGE = _dotcom_description(GENERATED)
 SUBSET = Path(__file__).with_name("github-rest.json")
 # The operations reviewbot uses (and the ones the double serves), by path template.
 OPERATIONS: dict[str, tuple[str, ...]] = {
@@ -217,8 +227,8 @@ def _sample(schema: dict[str, Any], spec: dict[str, Any]) -> Any:
 
 
 def _string(schema: dict[str, Any]) -> str:
-    return {"date-time": "2026-01-01T00:00:00Z", "uri": "https://github.example/x",
-            "email": "bot@example.invalid", "uri-template": "https://github.example/{x}"}.get(
+    return {"date-time": "2026-01-01T00:00:00Z", "uri": f"{SERVER}/x",
+            "email": "bot@example.invalid", "uri-template": f"{SERVER}/{{x}}"}.get(
         schema.get("format", ""), "x")
 
 
