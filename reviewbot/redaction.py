@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 
-from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 
 MASK = "[REDACTED]"
 
@@ -132,7 +132,7 @@ def has_token_prefix(text: str) -> bool:
     return _PREFIXES.search(text) is not None
 
 
-def token_prefix_starts(text: str) -> Iterator[int]:
+def _prefix_starts(text: str) -> Iterator[int]:
     """Where a prefix of _PREFIXES starts in the text (unordered; every start, overlapping
     ones too: `AKIASIA` has two)."""
     encoded = text.encode()
@@ -175,7 +175,7 @@ def _long_token_matches(text: str) -> tuple[tuple[re.Match[str], TokenFormat], .
     (a minified bundle), and its scan is the cost of a whole small change."""
     found: list[tuple[re.Match[str], TokenFormat]] = []
     end = -1
-    for at in sorted(set(token_prefix_starts(text))):
+    for at in sorted(set(_prefix_starts(text))):
         start = max(at - 1, end)
         for token in TOKEN_FORMATS:
             match = token.pattern.match(text, start) or token.pattern.match(text, at)
@@ -355,21 +355,15 @@ class Redactor:
         """Which of the texts hold a known value or a secret's sign, in one search each."""
         with self._lock:
             pattern = self._extra_pattern
-        joined = "\n".join(texts)
         found: set[int] = set()
         if pattern is not None:
             # Every text a match touches: a known value with a newline in it spans two.
             starts = list(accumulate((len(text) + 1 for text in texts), initial=0))
-            for match in pattern.finditer(joined):
+            for match in pattern.finditer("\n".join(texts)):
                 first = bisect.bisect_right(starts, match.start()) - 1
                 found.update(range(first, bisect.bisect_right(starts, match.end() - 1)))
-        encoded = joined.encode()
-        # The signs' offsets are UTF-8 bytes (no sign spans a newline).
-        starts = list(accumulate((len(text.encode()) + 1 for text in texts), initial=0)
-                      if len(encoded) != len(joined) else
-                      accumulate((len(text) + 1 for text in texts), initial=0))
-        found |= {bisect.bisect_right(starts, m.start()) - 1
-                  for m in _SECRET_SIGNS.finditer(encoded)}
+        signs = JoinedTexts.of(texts)  # no sign spans a newline
+        found |= {signs.index_at(m.start()) for m in _SECRET_SIGNS.finditer(signs.data)}
         return found
 
     def for_path(self, text: str, path: str) -> str:

@@ -11,7 +11,10 @@ its slower one; it never gives a wrong answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Protocol, cast
 
 import re2
@@ -37,3 +40,26 @@ def compile_whole_text(pattern: str) -> WholeTextPattern:
     options.never_capture = True
     options.log_errors = False
     return cast(WholeTextPattern, re2.compile(pattern, options))
+
+
+@dataclass(frozen=True)
+class JoinedTexts:
+    """Texts joined by newlines and encoded once, for one search over all of them: which
+    text a match's offset falls in."""
+
+    data: bytes
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> JoinedTexts:
+        joined = "\n".join(texts)
+        data = joined.encode()
+        # ASCII text (most code) has its offsets in characters; other text is encoded text
+        # by text to know where each begins.
+        lengths = ((len(text) for text in texts) if len(data) == len(joined)
+                   else (len(text.encode()) for text in texts))
+        return cls(data, tuple(accumulate((length + 1 for length in lengths), initial=0)))
+
+    def index_at(self, offset: int) -> int:
+        """The index of the text an offset of `data` falls in."""
+        return bisect_right(self.starts, offset) - 1

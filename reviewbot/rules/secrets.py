@@ -11,16 +11,14 @@ from __future__ import annotations
 import re
 import sys
 import types
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.code.path_kinds import path_tags
-from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.redaction import (
     TOKEN_SIGNS,
     bare_values_are_literal,
@@ -216,12 +214,11 @@ def candidate_lines(path: str, lines: dict[int, str]) -> list[int]:
     short = {n: line for n, line in lines.items() if len(line) <= MINIFIED_LINE_CHARS}
     found = {n for n in lines if n not in short}
     numbers = list(short)
-    encoded = [line.encode() for line in short.values()]
-    text = b"\n".join(encoded)
-    starts = list(accumulate((len(line) + 1 for line in encoded), initial=0))
+    joined = JoinedTexts.of(list(short.values()))
+    text = joined.data
 
     def line_at(at: int) -> int:
-        return numbers[bisect_right(starts, at) - 1]
+        return numbers[joined.index_at(at)]
 
     found.update(line_at(m.start()) for m in TOKEN_SIGNS.finditer(text))
     found.update(line_at(at) for at in _quoted_starts(text))
