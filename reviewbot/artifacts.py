@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -67,8 +66,7 @@ LOCK_FILE = ".lock"
 Notify = Callable[[str], None]
 
 
-@dataclass
-class _Health:
+class _Health(msgspec.Struct):
     """Whether the folder still takes artifacts (the first failure stops every later write),
     and the lock a running review holds on it."""
 
@@ -76,13 +74,12 @@ class _Health:
     lock: int | None = None
 
 
-@dataclass(frozen=True)
-class RunDir:
+class RunDir(msgspec.Struct, frozen=True):
     run_id: str
     path: Path
-    redactor: Redactor = field(default_factory=Redactor, compare=False, repr=False)
-    notify: Notify = field(default=lambda message: None, compare=False, repr=False)
-    _health: _Health = field(default_factory=_Health, compare=False, repr=False)
+    redactor: Redactor = msgspec.field(default_factory=Redactor)
+    notify: Notify = lambda message: None
+    _health: _Health = msgspec.field(default_factory=_Health)
 
     @property
     def problem(self) -> str | None:

@@ -19,9 +19,10 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 MAX_BYTES = 50_000_000
 _SUFFIX = ".json"
@@ -35,13 +36,12 @@ def cache_key(*parts: str) -> str:
     return digest.hexdigest()
 
 
-@dataclass
-class ResultCache:
+class ResultCache(msgspec.Struct):
     folder: Path
     max_bytes: int = MAX_BYTES
     hits: int = 0
     misses: int = 0
-    _ready: bool = field(default=False, repr=False)
+    _ready: bool = False
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         path = self._path(kind, key)

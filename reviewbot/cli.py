@@ -13,7 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -584,6 +584,8 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Config:
+    from msgspec.structs import replace
+
     from reviewbot.config import Origin
     from reviewbot.paths import runs_folder
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 import msgspec
 from msgspec import Meta
+from msgspec.structs import replace
 
 from reviewbot.errors import ConfigError
 from reviewbot.levels import SEVERITIES, Severity
@@ -117,22 +117,19 @@ class FileConfig(_Section, frozen=True, kw_only=True):
     limits: LimitsSection | None = None
 
 
-@dataclass(frozen=True)
-class RuleSetting:
+class RuleSetting(msgspec.Struct, frozen=True):
     enabled: bool = True
     severity: Severity | None = None
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(msgspec.Struct, frozen=True):
     """Where a setting came from, and whether the person running reviewbot chose it."""
 
     where: str = "defaults"
     trusted: bool = True
 
 
-@dataclass(frozen=True)
-class ModelConfig:
+class ModelConfig(msgspec.Struct, frozen=True):
     name: str | None = None
     name_origin: Origin = Origin()
     base_url: str | None = None
@@ -143,8 +140,7 @@ class ModelConfig:
     prices: Prices | None = None
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     timeout_s: float = 30.0
     model_deadline_s: float = 60.0
     # HTTP requests a run may make; None: by what is reviewed (`calls_for`).
@@ -170,8 +166,7 @@ class Limits:
         return 300 if mode in ("pr", "github") else 30
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     fail_level: Severity = "error"
     output_dir: Path | None = None
     # Which file or flag chose output_dir, for errors about it, and whether the person
@@ -181,7 +176,7 @@ class Config:
     keep_runs: int = 20
     # Glob patterns (fnmatch, on repository paths) of files not to review.
     ignore: tuple[str, ...] = ()
-    rules: Mapping[str, RuleSetting] = field(default_factory=dict)
+    rules: Mapping[str, RuleSetting] = msgspec.field(default_factory=dict)
     # (glob, rule id -> setting), in the order read: the last match wins over `rules`.
     path_rules: tuple[tuple[str, Mapping[str, RuleSetting]], ...] = ()
     instructions: str = ""

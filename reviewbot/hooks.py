@@ -10,14 +10,14 @@ cannot act on, and must not pass silently having read nothing, so each case gets
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from reviewbot.git import GitRepo
 from reviewbot.schema import ChangeRequest
 
 
-@dataclass(frozen=True)
-class HookRequest:
+class HookRequest(msgspec.Struct, frozen=True):
     request: ChangeRequest
     # One line for the user when the review is not what the hook usually does.
     notice: str | None = None

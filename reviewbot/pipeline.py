@@ -11,10 +11,12 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.cache import ResultCache
@@ -58,8 +60,7 @@ if TYPE_CHECKING:
     from reviewbot.model import ModelSession
 
 
-@dataclass(frozen=True)
-class RunContext:
+class RunContext(msgspec.Struct, frozen=True):
     """What every stage may use: the repository, the config, where artifacts go, the events,
     the model session (None offline) and the run's redaction pass."""
 
@@ -75,7 +76,7 @@ class RunContext:
     cache: ResultCache | None = None
     # Build the context bundle offline too (for a later rerun with a model).
     keep_context: bool = False
-    _sources: dict[str, RepoSource] = field(default_factory=dict, compare=False, repr=False)
+    _sources: dict[str, RepoSource] = msgspec.field(default_factory=dict)
 
     def source(self, diff: DiffResult) -> RepoSource:
         """The one reader of the change's files, shared by the stages (its cache too)."""
@@ -86,8 +87,7 @@ class RunContext:
         return self._sources[key]
 
 
-@dataclass(frozen=True)
-class RunState:
+class RunState(msgspec.Struct, frozen=True):
     """What the stages have produced so far."""
 
     diff: DiffResult | None = None
@@ -111,8 +111,7 @@ class RunState:
 StageRun = Callable[[RunContext, RunState], RunState]
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(msgspec.Struct, frozen=True):
     name: str
     # The state fields it fills and the artifacts it writes (the same names, but for index).
     fills: tuple[str, ...]
@@ -300,8 +299,7 @@ STAGE_NAMES = tuple(stage.name for stage in STAGES)
 RERUNNABLE = STAGE_NAMES[STAGE_NAMES.index("plan"):]
 
 
-@dataclass(frozen=True)
-class ReviewOutcome:
+class ReviewOutcome(msgspec.Struct, frozen=True):
     report: RunReport
     run_dir: RunDir
     state: RunState

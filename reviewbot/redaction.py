@@ -17,17 +17,17 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
+
+import msgspec
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 
 MASK = "[REDACTED]"
 
 
-@dataclass(frozen=True)
-class TokenFormat:
+class TokenFormat(msgspec.Struct, frozen=True):
     kind: str
     pattern: re.Pattern[str]
     # The public part of the format, safe to show in a preview (e.g. "ghp_").
@@ -92,8 +92,7 @@ def bare_values_are_literal(path_or_language: str) -> bool:
          ".txt", ".md", ".rst", ".log")))
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(msgspec.Struct, frozen=True):
     start: int
     end: int
     kind: str

@@ -11,9 +11,10 @@ failure is a GitError, not "absent".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
+
+import msgspec
 
 from reviewbot.git import GitRepo
 from reviewbot.schema import DiffResult
@@ -22,8 +23,7 @@ MAX_FILE_BYTES = 512_000
 Side = Literal["new", "old"]
 
 
-@dataclass(frozen=True)
-class FileText:
+class FileText(msgspec.Struct, frozen=True):
     """A file as read: its text, or why there is none to read whole (`note`)."""
 
     path: str
@@ -36,15 +36,14 @@ class FileText:
         return self.text is None and self.note is None
 
 
-@dataclass
-class RepoSource:
+class RepoSource(msgspec.Struct):
     repo: GitRepo
     diff: DiffResult
     # Repository folders that are reviewbot's own (its runs, its cache): never given to a
     # model, whatever git says about them.
     private: tuple[str, ...] = (".reviewbot",)
-    _cache: dict[tuple[Side, str], FileText] = field(default_factory=dict)
-    _prefetched: set[Side] = field(default_factory=set)
+    _cache: dict[tuple[Side, str], FileText] = msgspec.field(default_factory=dict)
+    _prefetched: set[Side] = msgspec.field(default_factory=set)
     _readable: frozenset[str] | None = None
 
     @property

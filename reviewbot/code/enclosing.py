@@ -8,11 +8,11 @@ line does.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+
+import msgspec
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(msgspec.Struct, frozen=True):
     """A function or class: its lines, and its first line (`def as_sql(self, compiler, ...`)."""
 
     start: int

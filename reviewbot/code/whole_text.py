@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
 from typing import Protocol, cast
 
+import msgspec
 import re2
 
 
@@ -42,8 +42,7 @@ def compile_whole_text(pattern: str) -> WholeTextPattern:
     return cast(WholeTextPattern, re2.compile(pattern, options))
 
 
-@dataclass(frozen=True)
-class JoinedTexts:
+class JoinedTexts(msgspec.Struct, frozen=True):
     """Texts joined by newlines and encoded once, for one search over all of them: which
     text a match's offset falls in."""
 

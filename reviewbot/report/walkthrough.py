@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from reviewbot.report import ReportInput, display_path, model_line
 from reviewbot.report.markup import inline_code, table_text
@@ -35,15 +36,14 @@ _RISKY = (("security_sensitive", "security-sensitive code"),
           ("routing_file", "routes"), ("config_file", "configuration"))
 
 
-@dataclass
-class _File:
+class _File(msgspec.Struct):
     path: str
     kind: str
     added: int = 0
     removed: int = 0
-    tags: set[str] = field(default_factory=set)
-    ranges: list[str] = field(default_factory=list)
-    findings: Counter[str] = field(default_factory=Counter)
+    tags: set[str] = msgspec.field(default_factory=set)
+    ranges: list[str] = msgspec.field(default_factory=list)
+    findings: Counter[str] = msgspec.field(default_factory=Counter)
 
     @property
     def worth_naming(self) -> bool:

@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
+
+import msgspec
 
 from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import Header, definition_headers
@@ -63,14 +64,12 @@ _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info
 ReadNew = Callable[[str], str | None]
 
 
-@dataclass(frozen=True)
-class _Anchored:
+class _Anchored(msgspec.Struct, frozen=True):
     finding: Finding
     unit_id: str
 
 
-@dataclass(frozen=True)
-class _Checked:
+class _Checked(msgspec.Struct, frozen=True):
     """One file's outcome. Plain data: it is computed in whichever process checked the file
     and comes back by pickle."""
 
@@ -165,8 +164,7 @@ def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Fi
         rule_id, f.file_path)).severity else f for f in found]
 
 
-@dataclass(frozen=True)
-class _Shared:
+class _Shared(msgspec.Struct, frozen=True):
     """What every file of one change shares: its added lines, the project's other files."""
 
     change: ChangeLines

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
+
+import msgspec
 
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
@@ -51,8 +52,7 @@ class Rule(Protocol):
     def check(self, change: FileChange) -> Iterator[Hit]: ...
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(msgspec.Struct, frozen=True):
     """A problem a rule found, on new-side lines. `severity` overrides the rule's default."""
 
     rule_id: str
@@ -68,8 +68,7 @@ class Hit:
         return self.end_line if self.end_line is not None else self.line
 
 
-@dataclass(frozen=True)
-class RuleInfo:
+class RuleInfo(msgspec.Struct, frozen=True):
     """The descriptive half of a rule; rule classes embed one."""
 
     id: str
@@ -82,8 +81,7 @@ class RuleInfo:
     levels: tuple[Severity, ...] = ()
 
 
-@dataclass(frozen=True)
-class RuleBase:
+class RuleBase(msgspec.Struct, frozen=True):
     """Implements the descriptive half of `Rule` from a RuleInfo; subclasses add `check`."""
 
     info: RuleInfo
@@ -193,23 +191,22 @@ def normal_line(text: str) -> str:
     return " ".join(text.split())
 
 
-@dataclass
-class FileChange:
+class FileChange(msgspec.Struct, dict=True):
     """One file's change as rules see it: its units, added lines, and (lazily) new content."""
 
     path: str
     language: str
     tags: frozenset[str]
     units: tuple[ReviewUnit, ...]
-    read_new: Callable[[], str | None] = field(repr=False, default=lambda: None)
+    read_new: Callable[[], str | None] = lambda: None
     # The whole change's added lines, shared by every file of it.
-    change: ChangeLines = field(default_factory=ChangeLines, repr=False)
+    change: ChangeLines = msgspec.field(default_factory=ChangeLines)
     # The reviewed side's other files, shared by every file of the change.
-    project: ProjectFiles = field(default_factory=ProjectFiles, repr=False)
+    project: ProjectFiles = msgspec.field(default_factory=ProjectFiles)
     # Per-file analyses that several rules share (e.g. a parsed tree with its imports).
-    memo: dict[str, object] = field(default_factory=dict, repr=False)
+    memo: dict[str, object] = msgspec.field(default_factory=dict)
     # What the run should know about how this file was checked (a tool missing, a timeout).
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     @cached_property
     def added(self) -> tuple[DiffLine, ...]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
 
@@ -16,8 +15,7 @@ _TRACKED = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w
                       re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class ConflictMarkerRule(RuleBase):
+class ConflictMarkerRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added) and change.language not in ("binary",)
 
@@ -32,8 +30,7 @@ class ConflictMarkerRule(RuleBase):
                           suggestion="Resolve the conflict and remove the markers.")
 
 
-@dataclass(frozen=True)
-class UntrackedTodoRule(RuleBase):
+class UntrackedTodoRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added) and "docs" not in change.tags
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+import msgspec
 
 from reviewbot.code.python_parse import parse_python
 from reviewbot.rules.base import ProjectFiles
@@ -28,8 +29,7 @@ from reviewbot.rules.wrappers import Kind, SinkArguments, Wrappers
 MAX_MODULE_CHARS = 256_000
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """An imported function a call names: its module (dotted) and its name there."""
 
     module: str

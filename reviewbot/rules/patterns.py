@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
+
+import msgspec
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
@@ -23,8 +24,7 @@ SHELLISH = frozenset({"shell", "dockerfile", "make", "yaml"})
 SQL = frozenset({"sql"})
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(msgspec.Struct, frozen=True, dict=True):
     source: str
     severity: Severity | None
     message: str
@@ -37,8 +37,7 @@ class Variant:
         return re.compile(self.source, self.flags)
 
 
-@dataclass(frozen=True)
-class PatternRule(RuleBase):
+class PatternRule(RuleBase, frozen=True):
     languages: frozenset[str]
     variants: tuple[Variant, ...]
     suggestion: str

@@ -14,8 +14,9 @@ import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Literal, cast
+
+import msgspec
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.code.python_walk import own_nodes, walk
@@ -30,8 +31,7 @@ Report = tuple[ast.AST, Severity | None, str, str]
 _SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class PythonFile:
+class PythonFile(msgspec.Struct, frozen=True):
     """The parts of a parsed file that rules look at: only statements touching the change."""
 
     aliases: dict[str, str]
@@ -50,10 +50,10 @@ class PythonFile:
     text: str = ""
     # The whole module, and what rules computed on it once (a module's wrapper functions).
     tree: ast.Module | None = None
-    memo: dict[str, object] = field(default_factory=dict)
+    memo: dict[str, object] = msgspec.field(default_factory=dict)
     path: str = ""
     # The reviewed side's other files (the modules this one imports).
-    project: ProjectFiles = field(default_factory=ProjectFiles)
+    project: ProjectFiles = msgspec.field(default_factory=ProjectFiles)
 
 
 def nodes_of(parsed: PythonFile, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
@@ -154,8 +154,7 @@ def _innermost_functions(touched: list[ast.stmt]) -> list[ast.stmt]:
             if after is None or after.lineno > (f.end_lineno or f.lineno)]
 
 
-@dataclass(frozen=True)
-class LineSet:
+class LineSet(msgspec.Struct, frozen=True):
     """Sorted line numbers, asked about ranges in O(log n)."""
 
     lines: tuple[int, ...]
@@ -268,8 +267,7 @@ def is_const(node: ast.expr | None, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
 
-@dataclass(frozen=True)
-class LinePattern:
+class LinePattern(msgspec.Struct, frozen=True):
     """What a rule still sees in Python that does not parse (Python 2, a file mid-edit)."""
 
     pattern: re.Pattern[str]
@@ -279,8 +277,7 @@ class LinePattern:
     severity: Severity = "info"
 
 
-@dataclass(frozen=True)
-class AstRule(RuleBase):
+class AstRule(RuleBase, frozen=True):
     finder: Callable[[PythonFile], Iterator[Report]]
     fallback: tuple[LinePattern, ...] = ()
 

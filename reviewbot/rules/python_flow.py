@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from reviewbot.code.python_walk import children, own_nodes, statements, walk
 
@@ -62,25 +63,24 @@ _HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_vi
                        "view_config", "websocket")
 
 
-@dataclass
-class Flow:
+class Flow(msgspec.Struct):
     """What one function's names hold."""
 
-    tainted: dict[str, Source] = field(default_factory=dict)
+    tainted: dict[str, Source] = msgspec.field(default_factory=dict)
     # The expression each name was last assigned (the first part, for `+=`).
-    assigned: dict[str, ast.expr] = field(default_factory=dict)
+    assigned: dict[str, ast.expr] = msgspec.field(default_factory=dict)
     # Names assigned a string built by formatting (f-string, %, .format, +, join).
-    formatted: dict[str, ast.expr] = field(default_factory=dict)
-    sanitised: set[str] = field(default_factory=set)
+    formatted: dict[str, ast.expr] = msgspec.field(default_factory=dict)
+    sanitised: set[str] = msgspec.field(default_factory=set)
     # Names assigned a normalised path (realpath, abspath, normpath, resolve), and those
     # of them compared with a base afterwards: contained paths.
-    normalised: set[str] = field(default_factory=set)
-    checked: set[str] = field(default_factory=set)
+    normalised: set[str] = msgspec.field(default_factory=set)
+    checked: set[str] = msgspec.field(default_factory=set)
     # Names compared with a base only inside an `if` on something else (a flag, a setting):
     # the condition, first one seen. The check does not run on every path.
-    flag_checked: dict[str, ast.expr] = field(default_factory=dict)
+    flag_checked: dict[str, ast.expr] = msgspec.field(default_factory=dict)
     # Every assignment of each name, in statement order: (line, value).
-    history: dict[str, list[tuple[int, ast.expr]]] = field(default_factory=dict)
+    history: dict[str, list[tuple[int, ast.expr]]] = msgspec.field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
     handler: bool = False
     # A method of an HTTP client's adapter or transport: its `request` is outgoing.

@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import cast
+
+import msgspec
 
 from reviewbot.code.python_walk import walk
 from reviewbot.rules.imported import (
@@ -50,8 +51,7 @@ _OUTSIDE = frozenset({"request", "argv", "input", "environment"})
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(msgspec.Struct, frozen=True):
     """A value as a call uses it: the argument, what it resolves to, where it came from."""
 
     call: ast.Call

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import accumulate, chain, islice, pairwise
+
+import msgspec
 
 from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import DiffLine, Hunk
@@ -44,8 +45,7 @@ _NEAR_LINES = 30
 _NEAR_FUNCTION = 60
 
 
-@dataclass(frozen=True)
-class _Removal:
+class _Removal(msgspec.Struct, frozen=True):
     guard: str
     value: str
 
@@ -334,8 +334,7 @@ def _alike(first: DiffLine, second: DiffLine) -> float:
                            autojunk=False).ratio()
 
 
-@dataclass(frozen=True)
-class GuardRemovedRule(RuleBase):
+class GuardRemovedRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added) and change.language not in _PROSE \
             and "docs" not in change.tags

@@ -26,10 +26,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import Severity
@@ -44,8 +45,7 @@ _ZIZMOR_OVERRIDES: dict[str, Severity] = {"unpinned-uses": "info"}
 _SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "ZIZMOR_GITHUB_TOKEN", "OPENAI_API_KEY")
 
 
-@dataclass(frozen=True)
-class ToolHit:
+class ToolHit(msgspec.Struct, frozen=True):
     line: int
     end_line: int
     code: str
@@ -56,8 +56,7 @@ class ToolHit:
 Parser = Callable[[str], Iterator[ToolHit]]
 
 
-@dataclass(frozen=True)
-class ScannerRule(RuleBase):
+class ScannerRule(RuleBase, frozen=True):
     executable: str
     matches: Callable[[FileChange], bool]
     arguments: Callable[[FileChange, str], list[str]]

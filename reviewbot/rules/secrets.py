@@ -13,7 +13,6 @@ import sys
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -139,8 +138,7 @@ def redact(secret: str) -> str:
     return preview(secret)
 
 
-@dataclass(frozen=True)
-class SecretsRule(RuleBase):
+class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         quiet = bool(change.tags & _QUIET_TAGS)
         added = change.added_by_line
@@ -396,8 +394,7 @@ def _rank(level: Severity) -> int:
     return {"info": 0, "warning": 1, "error": 2}[level]
 
 
-@dataclass(frozen=True)
-class HistorySecretsRule(RuleBase):
+class HistorySecretsRule(RuleBase, frozen=True):
     """Secrets in commits of a pushed range that a later commit of it removed again.
 
     They are not in the change's result, so no file check sees them, but they are in the

@@ -9,7 +9,8 @@ raised for security and config units and lowered for noisy tags (seed 004 sectio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from reviewbot.code.definitions import (
     changed_config_keys,
@@ -90,8 +91,7 @@ _SECURITY_PATH = re.compile(
     r"postgres|mysql|sqlite|oracle|(^|/)(db|sql|html)/)", re.IGNORECASE,
 )
 
-@dataclass(frozen=True)
-class Assessment:
+class Assessment(msgspec.Struct, frozen=True):
     tags: tuple[Tag, ...]
     level: ContextLevel
     confidence: float

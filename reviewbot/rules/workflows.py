@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
 
@@ -22,14 +21,12 @@ _UNTRUSTED = re.compile(
 _MAPPING = re.compile(r"^\s*-?\s*(?!run\b)[\w-]+\s*:\s*[\"']?\$\{\{")
 
 
-@dataclass(frozen=True)
-class WorkflowRule(RuleBase):
+class WorkflowRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
         return "ci_workflow" in change.tags and change.language == "yaml" and bool(change.added)
 
 
-@dataclass(frozen=True)
-class PullRequestTargetCheckout(WorkflowRule):
+class PullRequestTargetCheckout(WorkflowRule, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         text = change.new_text or ""
         if not _TRIGGER.search(text):
@@ -54,8 +51,7 @@ class PullRequestTargetCheckout(WorkflowRule):
             )
 
 
-@dataclass(frozen=True)
-class ExpressionInjection(WorkflowRule):
+class ExpressionInjection(WorkflowRule, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         for number, text in change.added_by_line.items():
             match = _UNTRUSTED.search(text)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from reviewbot.code.python_walk import walk
 from reviewbot.rules.python_flow import Flow, NameOf, flow_for, source_of
@@ -30,8 +31,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 SinkArguments = Callable[[ast.Call, str], list[ast.expr]]
 
 
-@dataclass(frozen=True)
-class SinkPath:
+class SinkPath(msgspec.Struct, frozen=True):
     """How a wrapper's parameter reaches a sink: the sink's name and line, and the wrappers
     in between (nearest first)."""
 
@@ -47,8 +47,7 @@ class SinkPath:
         return f"`{name}` passes its `{param}` parameter{through} to `{self.sink}` ({where})"
 
 
-@dataclass(frozen=True)
-class _Step:
+class _Step(msgspec.Struct, frozen=True):
     """A call on the way to a sink, and the arguments of it that must carry the parameter."""
 
     call: ast.Call

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 import reviewbot.rules as rules_engine
 from reviewbot.cli import main
