@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from reviewbot.code.python_parse import parse_python
+from reviewbot.code.python_walk import STATEMENT_BODIES
 
 
 def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
@@ -21,14 +22,12 @@ def docstring_lines(tree: ast.Module | None) -> frozenset[int]:
     while pending:
         node = pending.pop()
         body = getattr(node, "body", None)
-        if not isinstance(body, list):
-            continue
-        first = body[0] if body else None
+        first = body[0] if isinstance(body, list) and body else None
         if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
                 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
                 and isinstance(first.value.value, str)):
             lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-        for name in ("body", "orelse", "finalbody", "handlers"):
+        for name in STATEMENT_BODIES:
             pending += [s for s in getattr(node, name, None) or () if isinstance(s, ast.AST)]
     return frozenset(lines)
 

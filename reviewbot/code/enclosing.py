@@ -11,6 +11,8 @@ import ast
 
 import msgspec
 
+from reviewbot.code.python_walk import STATEMENT_BODIES
+
 
 class Header(msgspec.Struct, frozen=True):
     """A function or class: its lines, and its first line (`def as_sql(self, compiler, ...`)."""
@@ -34,7 +36,7 @@ def definition_headers(tree: ast.Module | None, text: str | None) -> tuple[Heade
                 and node.lineno <= len(lines)):
             headers.append(Header(node.lineno, node.end_lineno or node.lineno,
                                   lines[node.lineno - 1].strip()))
-        for name in ("body", "orelse", "finalbody", "handlers"):
+        for name in STATEMENT_BODIES:
             pending += [s for s in getattr(node, name, None) or () if isinstance(s, ast.AST)]
     return tuple(sorted(headers, key=lambda h: (h.start, -h.end)))
 

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 _NOT_CODE = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module",
                        "level", "kind", "type_comment", "conversion", "is_async", "simple"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
-# Where statements hold statements.
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+# Where statements hold statements (an except clause or a match case holds them in its
+# own `body`).
+STATEMENT_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -79,7 +80,7 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while pending:
         statement = pending.pop()
         yield statement
-        for name in _BODIES:
+        for name in STATEMENT_BODIES:
             for inner in getattr(statement, name, ()):
                 if isinstance(inner, ast.stmt):
                     pending.append(inner)

@@ -19,7 +19,7 @@ from typing import Literal, cast
 import msgspec
 
 from reviewbot.code.lexical import is_comment
-from reviewbot.code.python_walk import own_nodes, walk
+from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
@@ -85,7 +85,9 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     lines = LineSet(tuple(sorted(changed)))
     touched = _touched(tree.body, lines)
     nodes = [node for stmt in touched for node in own_nodes(stmt)]
-    aliases = import_aliases((*_imports(tree.body), *nodes))
+    # Imports are statements: the touched ones are all the walked nodes can hold.
+    aliases = import_aliases((*_imports(tree.body),
+                              *(s for s in touched if isinstance(s, ast.Import | ast.ImportFrom))))
 
     def name_of(call: ast.Call) -> str:
         return qualified_name(call.func, aliases)
@@ -194,11 +196,13 @@ def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
         if not changed.touches(stmt.lineno, stmt.end_lineno or stmt.lineno):
             continue
         found.append(stmt)
-        for block in ("body", "orelse", "finalbody", "handlers"):
+        for block in STATEMENT_BODIES:
             inner = getattr(stmt, block, None)
             if isinstance(inner, list):
+                # An except clause and a match's case hold statements without being one.
                 found += _touched([s for s in inner if isinstance(s, ast.stmt)]
-                                  or [s for h in inner if isinstance(h, ast.ExceptHandler)
+                                  or [s for h in inner
+                                      if isinstance(h, ast.ExceptHandler | ast.match_case)
                                       for s in h.body], changed)
     return found
 

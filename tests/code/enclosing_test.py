@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import definition_headers, enclosing_headers
 
 SOURCE = '''\
@@ -50,3 +51,25 @@ def test_enclosing_lists_every_definition_around_the_lines() -> None:
 def test_no_tree_no_headers() -> None:
     assert definition_headers(None, SOURCE) == ()
     assert definition_headers(ast.parse(SOURCE), None) == ()
+
+
+# Definitions and docstrings under a match case and an except clause, which hold statements
+# without being statements.
+IN_BLOCKS = '''\
+match mode:
+    case "fast":
+        def quick():
+            """Quick."""
+try:
+    import fastjson
+except ImportError:
+    def slow():
+        """Slow."""
+'''
+
+
+def test_definitions_and_docstrings_under_a_case_or_an_except_clause_are_found() -> None:
+    tree = ast.parse(IN_BLOCKS)
+    assert [h.text for h in definition_headers(tree, IN_BLOCKS)] == ["def quick():",
+                                                                     "def slow():"]
+    assert docstring_lines(tree) == {4, 9}

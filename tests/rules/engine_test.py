@@ -194,6 +194,34 @@ def test_a_build_line_is_reported_when_only_it_changed() -> None:
     assert "used by `subprocess.Popen` on line 4" in finding.message
 
 
+# Every kind of block a statement can sit in: (the code before the sink, its indent).
+_BLOCKS = {
+    "if": ("    if p:\n", 8),
+    "for": ("    for _ in p:\n", 8),
+    "while": ("    while p:\n", 8),
+    "with": ("    with open(p):\n", 8),
+    "try": ("    try:\n", 8),
+    "except": ("    try:\n        pass\n    except OSError:\n", 8),
+    "finally": ("    try:\n        pass\n    finally:\n", 8),
+    "else": ("    if p:\n        pass\n    else:\n", 8),
+    "match case": ("    match p:\n        case 'x':\n", 12),
+    "nested": ("    match p:\n        case _:\n            try:\n                pass\n"
+               "            except OSError:\n", 16),
+}
+
+
+@pytest.mark.parametrize("block", list(_BLOCKS))
+@pytest.mark.parametrize("added", ["the whole file", "the sink's line"])
+def test_a_sink_is_found_in_every_kind_of_block(block: str, added: str) -> None:
+    before, indent = _BLOCKS[block]
+    new = (f"import os\n\n\ndef run(p):\n{before}{' ' * indent}os.system(f\"ls {{p}}\")\n"
+           "    return p\n")
+    old = None if added == "the whole file" else new.replace('f"ls {p}"', '"ls"')
+    sink_line = new.splitlines().index(f"{' ' * indent}os.system(f\"ls {{p}}\")") + 1
+    assert [(f.rule_id, f.start_line) for f in findings("app/run.py", new, old)] == [
+        ("python.shell-injection", sink_line)]
+
+
 def _many_files() -> dict[str, str]:
     files = {f"src/mod{n}.py": f"def f{n}(p):\n    import os\n    os.system('ls ' + p)\n"
              f"    token = 'ghp_{'a1B2' * 9}'\n    return token\n" for n in range(5)}
