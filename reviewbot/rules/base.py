@@ -208,6 +208,11 @@ class FileChange(msgspec.Struct, dict=True):
     # What the run should know about how this file was checked (a tool missing, a timeout).
     notes: list[str] = msgspec.field(default_factory=list)
 
+    def __repr__(self) -> str:
+        # Without the shared change, the project and the memo (which holds the whole file).
+        return (f"FileChange(path={self.path!r}, language={self.language!r}, "
+                f"tags={self.tags!r}, units={self.units!r}, notes={self.notes!r})")
+
     @cached_property
     def added(self) -> tuple[DiffLine, ...]:
         return tuple(line for unit in self.units if unit.hunk for line in unit.hunk.added())

@@ -250,6 +250,17 @@ def test_checking_in_processes_gives_the_result_of_one_process(
     assert any("broken.py" in note for note in alone.notes)
 
 
+def test_a_file_change_shown_for_debugging_leaves_out_the_whole_file() -> None:
+    """Its memo holds the parsed file (text included) and it shares the whole change: a
+    repr in a traceback or a test failure shows the file's own hunks only."""
+    unseen = "NOT_IN_THE_HUNK = 1\n"
+    change = FileChange(path="a.py", language="python", tags=frozenset(), units=(),
+                        read_new=lambda: unseen, memo={"text": unseen})
+    assert change.new_text == unseen
+    assert repr(change) == ("FileChange(path='a.py', language='python', tags=frozenset(), "
+                            "units=(), notes=[])")
+
+
 def test_a_checked_file_lets_go_of_its_tree_and_can_parse_again() -> None:
     change = FileChange(path="a.py", language="python", tags=frozenset(), units=(),
                         read_new=lambda: "x = 1\n")
