@@ -96,6 +96,15 @@ class RepoSource(msgspec.Struct):
             self._cache[("new", exact[path])] = _file_text(exact[path], data)
         return texts | {path: self.rules_text(path) for path in present}
 
+    def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
+        """Which of these paths (files or folders) the change's base has. With no base (the
+        empty tree: a whole repository, a first commit) there is nothing apart from the
+        reviewed side to declare anything, and every path counts as there."""
+        if self.diff.request.base_is_root or self.diff.base_rev == self.repo.empty_tree():
+            return frozenset(paths)
+        exact = {self._exact(path): path for path in paths}
+        return frozenset(exact[p] for p in self.repo.existing(self.diff.base_rev, list(exact)))
+
     def new_text(self, path: str) -> str | None:
         """The new file for a reader: its text, a one-line summary, or None when absent."""
         return _for_reader(self.read(path))

@@ -8,6 +8,7 @@ from fnmatch import fnmatch, translate
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from reviewbot.code.languages import detect_language
 from reviewbot.schema import Tag
 
 # (tag, glob patterns on the lower-cased path). A path can carry several tags.
@@ -51,9 +52,15 @@ _COMPILED: tuple[tuple[Tag, re.Pattern[str]], ...] = tuple(
     for tag, globs in _PATH_TAGS)
 
 
+# Documentation is prose: code under docs/ (a Sphinx conf.py, an example app) or a module named
+# like a docs file (authors/views.py, licenses/api.py, changelog_service.py) is code.
+_PROSE = frozenset({"markdown", "rst", "text", "html"})
+
+
 @lru_cache(maxsize=4096)
 def _tags(lowered: str) -> tuple[Tag, ...]:
-    return tuple(tag for tag, pattern in _COMPILED if pattern.match(lowered))
+    return tuple(tag for tag, pattern in _COMPILED if pattern.match(lowered)
+                 and (tag != "docs" or detect_language(lowered) in _PROSE))
 
 
 def path_tags(path: str) -> list[Tag]:

@@ -33,10 +33,10 @@ from reviewbot.rules.base import (
     ProjectFiles,
     ProjectSource,
     Rule,
-    is_minified,
     suppressed,
 )
-from reviewbot.rules.tagging import Assessment, apply, assess, has_generated_banner
+from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds
+from reviewbot.rules.tagging import Assessment, apply, assess
 from reviewbot.schema import (
     Finding,
     HistoryLine,
@@ -99,9 +99,11 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
+    # What quietens each file is decided by the base, never by a name the change adds.
+    kinds = file_kinds(_by_path(all_units), project, read_new)
     shared = _Shared(ChangeLines(all_units), ProjectFiles(project))
-    changes = (_file_changes(kept, read_new, shared)
-               + _file_changes(ignored, read_new, shared, {IGNORED}))
+    changes = (_file_changes(kept, read_new, shared, kinds)
+               + _file_changes(ignored, read_new, shared, kinds, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache). One file is checked here, read if a rule asks.
     weights = ([len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -113,17 +115,26 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     checked = map_in_processes(partial(_check_change, config=config), changes, weights,
                                processes)
     findings = [finding for outcome in checked for finding in outcome.findings]
-    findings += _history_findings(history, config)
+    findings += _history_findings(history, config, kinds)
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     assessed = {unit.unit_id: assessment for change, outcome in zip(changes, checked,
                                                                     strict=True)
                 if IGNORED not in change.tags
                 for unit, assessment in zip(change.units, outcome.assessments, strict=True)}
-    rated = tuple(apply(u, assessed.get(u.unit_id) or assess(u, [])) for u in kept)
+    rated = tuple(apply(u, assessed.get(u.unit_id)
+                        or assess(u, [], kind=kinds.get(u.file_path, FileKind()).tags))
+                  for u in kept)
     notes = [note for outcome in checked for note in outcome.notes]
     return RulesResult(units=rated, findings=tuple(findings),
                        ignored_units=len(all_units) - len(kept),
                        notes=tuple(dict.fromkeys(notes)))
+
+
+def _by_path(units: tuple[ReviewUnit, ...]) -> dict[str, list[ReviewUnit]]:
+    grouped: dict[str, list[ReviewUnit]] = {}
+    for unit in units:
+        grouped.setdefault(unit.file_path, []).append(unit)
+    return grouped
 
 
 def _added_chars(change: FileChange) -> int:
@@ -147,19 +158,24 @@ def _check_change(change: FileChange, config: Config) -> _Checked:
     by_unit: dict[str, list[Finding]] = {}
     for finding in findings:
         by_unit.setdefault(finding.unit_id or "", []).append(finding)
-    assessments = tuple(assess(unit, by_unit.get(unit.unit_id, []), docstrings, headers)
+    assessments = tuple(assess(unit, by_unit.get(unit.unit_id, []), docstrings, headers,
+                               kind=change.kind.tags)
                         for unit in change.units)
     change.release()
     return _Checked(findings=tuple(findings), notes=tuple(notes), assessments=assessments)
 
 
-def _history_findings(history: Iterable[HistoryLine], config: Config) -> list[Finding]:
+def _history_findings(history: Iterable[HistoryLine], config: Config,
+                      kinds: dict[str, FileKind]) -> list[Finding]:
     rule_id = secrets.HISTORY_RULE.id
     lines = [line for line in history if not matches_any(line.file_path, config.ignore)
              and config.rule(rule_id, line.file_path).enabled]
     if not lines:
         return []
-    found = secrets.HISTORY_RULE.check_history(lines)
+    # A file the range added and removed again had a name only the change gave it.
+    quiet = frozenset(path for path, kind in kinds.items()
+                      if kind.tags & secrets.QUIET_TAGS)
+    found = secrets.HISTORY_RULE.check_history(lines, quiet)
     return [f.replace(severity=setting.severity) if (setting := config.rule(
         rule_id, f.file_path)).severity else f for f in found]
 
@@ -172,6 +188,7 @@ class _Shared(msgspec.Struct, frozen=True):
 
 
 def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Shared,
+                  kinds: dict[str, FileKind],
                   extra_tags: frozenset[str] | set[str] = frozenset()) -> list[FileChange]:
     grouped: dict[str, list[ReviewUnit]] = {}
     for unit in units:
@@ -179,15 +196,14 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Sha
             grouped.setdefault(unit.file_path, []).append(unit)
     changes = []
     for path, file_units in grouped.items():
-        tags: set[str] = set(path_tags(path)) | set(extra_tags)
-        if has_generated_banner(file_units[0]):
-            tags.add("generated")
-        if any(is_minified(unit) for unit in file_units):
-            tags.add("minified")
+        kind = kinds.get(path, FileKind())
+        # The path's descriptive tags, and of its quietening ones those the base declared.
+        tags = ({tag for tag in path_tags(path) if tag not in QUIETING_TAGS}
+                | kind.tags | set(extra_tags))
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),
             units=tuple(file_units), read_new=partial(read_new, path),
-            change=shared.change, project=shared.project,
+            change=shared.change, project=shared.project, kind=kind,
         ))
     return changes
 
@@ -233,10 +249,14 @@ def _anchor(hit: Hit, rule: Rule, change: FileChange,
     if any(suppressed(change.added_by_line.get(n, ""), rule.id) for n in lines):
         return None
     severity = configured or _default_severity(hit, rule, change)
+    # Whatever the change added that would have quietened this finding is said with it.
+    refused = change.kind.note(secrets=rule.category == "secrets")
     finding = Finding(
         file_path=change.path, start_line=hit.line, end_line=hit.last_line,
         severity=severity, category=rule.category, rule_id=rule.id,
-        title=hit.title or rule.title, message=hit.message, suggestion=hit.suggestion,
+        title=hit.title or rule.title,
+        message=f"{hit.message} {refused}" if refused else hit.message,
+        suggestion=hit.suggestion,
         source="rule", unit_id=unit.unit_id,
     )
     return _Anchored(finding=finding, unit_id=unit.unit_id)

@@ -12,18 +12,29 @@ import msgspec
 
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
+from reviewbot.rules.quieting import BaseLayout, FileKind
 from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 
-# What reviews a unit that is generated, minified, vendored or a lockfile: secrets only.
-SECRETS_ONLY_TAGS = frozenset({"generated", "minified", "vendored", "lockfile"})
-# A changed line this long is minified or generated code, not something a person wrote: it
-# is recognised before any other rule runs (a 5 MB line took 17 s of pattern matching).
+# What reviews a file that is generated, vendored or a lockfile (as the base declares it,
+# rules/quieting.py): secrets only.
+SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
+# A changed line this long is minified or generated code, not something a person wrote: the
+# rules that match patterns line by line pass over it (a 5 MB line took 17 s of pattern
+# matching), and only it: the file's other lines are checked as any others, and the secrets
+# and syntax-tree rules read it too.
 MINIFIED_LINE_CHARS = 1000
 
 
+def is_long(text: str) -> bool:
+    """A line the line-pattern rules pass over (see MINIFIED_LINE_CHARS)."""
+    return len(text) > MINIFIED_LINE_CHARS
+
+
 def is_minified(unit: ReviewUnit) -> bool:
-    return unit.hunk is not None and any(
-        len(line.text) > MINIFIED_LINE_CHARS for line in unit.hunk.lines if line.kind != "ctx")
+    """Every line the hunk changes is minified: nothing in it is for a person to review."""
+    changed = [line.text for line in unit.hunk.lines if line.kind != "ctx"
+               and line.text.strip()] if unit.hunk is not None else []
+    return bool(changed) and all(is_long(text) for text in changed)
 
 
 class Rule(Protocol):
@@ -133,8 +144,9 @@ class ChangeLines:
         return normal_line(text) in self._added
 
 
-class ProjectSource(Protocol):
-    """The reviewed side's files as the rules may read them (RepoSource is one)."""
+class ProjectSource(BaseLayout, Protocol):
+    """The reviewed side's files as the rules may read them (RepoSource is one), and what the
+    base holds (what a name declares, rules/quieting.py)."""
 
     def readable_files(self) -> frozenset[str]: ...
 
@@ -207,6 +219,8 @@ class FileChange(msgspec.Struct, dict=True):
     memo: dict[str, object] = msgspec.field(default_factory=dict)
     # What the run should know about how this file was checked (a tool missing, a timeout).
     notes: list[str] = msgspec.field(default_factory=list)
+    # Its quietening as the base declares it, and what the change would have given itself.
+    kind: FileKind = msgspec.field(default_factory=FileKind)
 
     def __repr__(self) -> str:
         # Without the shared change, the project and the memo (which holds the whole file).
@@ -220,6 +234,13 @@ class FileChange(msgspec.Struct, dict=True):
     @cached_property
     def added_by_line(self) -> dict[int, str]:
         return {line.new_lineno: line.text for line in self.added if line.new_lineno is not None}
+
+    @cached_property
+    def pattern_lines(self) -> dict[int, str]:
+        """The added lines that rules matching patterns line by line read: all but the long
+        ones (minified code, see MINIFIED_LINE_CHARS). A long line quietens only itself."""
+        return {number: text for number, text in self.added_by_line.items()
+                if not is_long(text)}
 
     @cached_property
     def new_text(self) -> str | None:

@@ -20,7 +20,7 @@ class ConflictMarkerRule(RuleBase, frozen=True):
         return bool(change.added) and change.language not in ("binary",)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        lines = change.added_by_line
+        lines = change.pattern_lines
         has_marker = any(_MARKER.match(text) for text in lines.values())
         for number, text in lines.items():
             # A bare ======= is also a reStructuredText/Markdown underline.
@@ -35,7 +35,7 @@ class UntrackedTodoRule(RuleBase, frozen=True):
         return bool(change.added) and "docs" not in change.tags
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        for number, text in change.added_by_line.items():
+        for number, text in change.pattern_lines.items():
             match = _TODO.search(text)
             if match and not _TRACKED.search(text[match.end():]):
                 yield Hit(rule_id=self.id, line=number,

@@ -49,7 +49,7 @@ class PatternRule(RuleBase, frozen=True):
                 and not change.tags & self.skip_tags)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        for number, text in change.added_by_line.items():
+        for number, text in change.pattern_lines.items():
             if is_comment(text, change.language) or (self.unless
                                                       and re.search(self.unless, text)):
                 continue

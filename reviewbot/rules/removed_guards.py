@@ -19,7 +19,7 @@ from itertools import accumulate, chain, islice, pairwise
 
 import msgspec
 
-from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo, is_minified
 from reviewbot.schema import DiffLine, Hunk
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
@@ -340,7 +340,8 @@ class GuardRemovedRule(RuleBase, frozen=True):
             and "docs" not in change.tags
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        hunks = [u.hunk for u in change.units if u.hunk is not None]
+        # A hunk all of whose changed lines are minified holds nothing a person wrote.
+        hunks = [u.hunk for u in change.units if u.hunk is not None and not is_minified(u)]
         said = chain(_said_across(hunks), *(_said_in(hunk, change.change) for hunk in hunks
                                             if hunk.removed()))
         for line, message, suggestion in said:

@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.redaction import (
     TOKEN_SIGNS,
@@ -39,7 +38,7 @@ _KEYWORD = frozenset({"KeywordDetector"})
 # Not secrets: a public IP address is not a credential.
 _SKIPPED = frozenset({"IPPublicDetector"})
 _ALLOWLIST_PRAGMA = "pragma: allowlist secret"
-_QUIET_TAGS = frozenset({"test_file", "docs"})
+QUIET_TAGS = frozenset({"test_file", "docs"})
 
 
 @cache
@@ -140,7 +139,7 @@ def redact(secret: str) -> str:
 
 class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
-        quiet = bool(change.tags & _QUIET_TAGS)
+        quiet = bool(change.tags & QUIET_TAGS)
         added = change.added_by_line
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
@@ -406,11 +405,14 @@ class HistorySecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         return iter(())
 
-    def check_history(self, lines: Iterable[HistoryLine]) -> Iterator[Finding]:
+    def check_history(self, lines: Iterable[HistoryLine],
+                      quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
+        """`quiet_paths`: the files whose test or docs kind the base declares (a file the
+        range added and removed again had a name only the change gave it)."""
         for line in lines:
             if _ALLOWLIST_PRAGMA in line.text:
                 continue
-            quiet = bool(set(path_tags(line.file_path)) & _QUIET_TAGS)
+            quiet = line.file_path in quiet_paths
             for value, (level, kind) in scan_line(line.file_path, line.text, quiet).items():
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),

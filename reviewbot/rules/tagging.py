@@ -19,10 +19,11 @@ from reviewbot.code.definitions import (
     removed_definitions,
 )
 from reviewbot.code.enclosing import Header, enclosing_headers
-from reviewbot.code.lexical import comment_body, is_comment, is_import
+from reviewbot.code.lexical import is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
+from reviewbot.rules.quieting import QUIETING_TAGS
 from reviewbot.schema import (
     SEVERITY_RANK,
     AgentDecision,
@@ -106,7 +107,7 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
         return []
     changed = [line for line in unit.hunk.lines if line.kind != "ctx"]
     tags: list[Tag] = []
-    if changed and _only_whitespace(changed):
+    if changed and _only_whitespace(changed, unit.language):
         tags.append("only_whitespace")
     meaningful = [line.text for line in changed if line.text.strip()]
     if meaningful and all(is_comment(text, unit.language) for text in meaningful):
@@ -117,8 +118,6 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
         tags.append("only_imports")
     if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
         tags.append("large_change")
-    if has_generated_banner(unit):
-        tags.append("generated")
     if is_minified(unit):
         tags.append("minified")
     return tags
@@ -150,9 +149,13 @@ def security_reasons(unit: ReviewUnit, headers: tuple[Header, ...] = ()) -> list
 
 def assess(unit: ReviewUnit, findings: list[Finding],
            docstrings: frozenset[int] = frozenset(),
-           headers: tuple[Header, ...] = ()) -> Assessment:
-    """Tags, context level, confidence, priority, notes and requests for one unit."""
-    tags = path_tags(unit.file_path)
+           headers: tuple[Header, ...] = (), *,
+           kind: frozenset[Tag] = frozenset()) -> Assessment:
+    """Tags, context level, confidence, priority, notes and requests for one unit. `kind`:
+    the file's quietening tags that the base declares (rules/quieting.py); the path's other
+    quietening tags are not the unit's."""
+    tags = [tag for tag in path_tags(unit.file_path) if tag not in QUIETING_TAGS or tag in kind]
+    tags += sorted(kind - set(tags))
     tags += content_tags(unit, docstrings)
     # Words in prose ("token", "password") do not make documentation security-sensitive
     # code; a secret found in it still does, through its finding.
@@ -234,10 +237,23 @@ def _requests(unit: ReviewUnit, tags: set[str], findings: list[Finding],
     return requests
 
 
-def _only_whitespace(changed: list[DiffLine]) -> bool:
-    def squash(kind: str) -> str:
-        return "".join("".join(line.text.split()) for line in changed if line.kind == kind)
+# Languages whose indentation is syntax: a line moved out of an `if` changes only its spaces.
+_INDENTED = frozenset({"python", "yaml", "make", "coffeescript", "haskell"})
+
+
+def _only_whitespace(changed: list[DiffLine], language: str) -> bool:
+    def squash(kind: str) -> list[str]:
+        lines = [line.text for line in changed if line.kind == kind]
+        if language in _INDENTED:
+            # Leading space kept, line by line: an indent is not a formatting detail here.
+            return [_indent(text) + "".join(text.split()) for text in lines
+                    if text.strip()]
+        return ["".join("".join(lines).split())]
     return squash("add") == squash("del")
+
+
+def _indent(text: str) -> str:
+    return text[:len(text) - len(text.lstrip())].expandtabs(8)
 
 
 _DOCS_LANGUAGES = frozenset({"markdown", "rst", "text"})
@@ -282,10 +298,4 @@ def _is_import_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text))
 
 
-def has_generated_banner(unit: ReviewUnit) -> bool:
-    """Whether the file starts with a generator's "generated ... DO NOT EDIT" banner."""
-    if unit.hunk is None or unit.hunk.new_start > 1:
-        return False
-    head = [comment_body(line.text).lower() for line in unit.hunk.lines[:5]
-            if line.kind != "del"]
-    return any("do not edit" in text and "generated" in text for text in head)
+

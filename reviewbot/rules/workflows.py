@@ -53,7 +53,7 @@ class PullRequestTargetCheckout(WorkflowRule, frozen=True):
 
 class ExpressionInjection(WorkflowRule, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
-        for number, text in change.added_by_line.items():
+        for number, text in change.pattern_lines.items():
             match = _UNTRUSTED.search(text)
             if match and not _MAPPING.match(text):
                 yield Hit(

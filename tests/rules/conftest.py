@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 
 from reviewbot.config import Config
 from reviewbot.diff import parse_units
@@ -22,17 +23,37 @@ def make_diff(path: str, new: str, old: str | None = None) -> bytes:
     return (f"diff --git a/{path} b/{path}\n" + "".join(hunks)).encode()
 
 
+class Base:
+    """The base of a change, as far as the rules ask about it: which folders and files it
+    has (`everything`: a repository that already has every folder a name could mean)."""
+
+    def __init__(self, *paths: str, everything: bool = False) -> None:
+        self.paths = frozenset(paths)
+        self.everything = everything
+
+    def readable_files(self) -> frozenset[str]:
+        return frozenset()
+
+    def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
+        return dict.fromkeys(paths)
+
+    def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
+        return frozenset(p for p in paths if self.everything or p in self.paths)
+
+
 def review(path: str, new: str, old: str | None = None,
-           config: Config | None = None) -> RulesResult:
+           config: Config | None = None, base: Base | None = None) -> RulesResult:
     units = parse_units(make_diff(path, new, old))
-    return run_rules(units, lambda p: new if p == path else None, config or Config())
+    return run_rules(units, lambda p: new if p == path else None, config or Config(),
+                     project=base)
 
 
 def findings(path: str, new: str, old: str | None = None,
-             config: Config | None = None) -> list[Finding]:
-    return list(review(path, new, old, config).findings)
+             config: Config | None = None, base: Base | None = None) -> list[Finding]:
+    return list(review(path, new, old, config, base).findings)
 
 
-def hits(path: str, new: str, old: str | None = None) -> set[tuple[str, str]]:
+def hits(path: str, new: str, old: str | None = None,
+         base: Base | None = None) -> set[tuple[str, str]]:
     """(rule_id, severity) of every finding."""
-    return {(f.rule_id, f.severity) for f in findings(path, new, old)}
+    return {(f.rule_id, f.severity) for f in findings(path, new, old, base=base)}

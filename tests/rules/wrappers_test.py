@@ -131,6 +131,9 @@ class Project:
         self.asked.append(list(paths))
         return {path: self.files.get(path) for path in paths}
 
+    def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
+        return frozenset()
+
 
 def _imported(path: str, new: str, old: str, project: Project) -> list[Finding]:
     units = parse_units(make_diff(path, new, old))

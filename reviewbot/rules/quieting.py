@@ -1,0 +1,172 @@
+"""Which quietening a file gets, and who decided it (docs/RULES.md, "What quietens a review").
+
+A file's name can make it test code (its findings one level quieter), documentation (its
+secrets one level quieter), or vendored, generated or a lockfile (checked for secrets only),
+and a generator's "generated ... DO NOT EDIT" banner makes it generated. The change under
+review must not be able to quieten itself that way, so a name or a banner counts only when
+the repository declared it at the base:
+
+- a file that was already there keeps the kind its name gives it;
+- a new file (or a renamed one, under its new name) takes a kind from a folder that gives it
+  (`vendor/`, `tests/`, `docs/`, `dist/`) only when the base already has that folder; a kind
+  given by the file's own name alone (`test_x.py`, `x_pb2.py`, `x.min.js`, `yarn.lock`) needs
+  the file itself at the base;
+- a banner counts when it is an unchanged line of a file the base had;
+- Markdown and reStructuredText are documentation by what they are, as `.py` is Python: a
+  page cannot be run, so a new one is documentation wherever it is.
+
+What the change adds that would quieten it is reviewed as ordinary code, and its findings
+say so. When the base is the empty tree (a whole repository reviewed, a first commit), there
+is no base to declare anything: the names hold as they read, since nothing is "the change"
+apart from the repository itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Protocol
+
+import msgspec
+
+from reviewbot.code.languages import detect_language
+from reviewbot.code.lexical import comment_body
+from reviewbot.code.path_kinds import path_tags
+from reviewbot.schema import ReviewUnit, Tag
+
+# The tags that lower or skip rules (rules/__init__.py, rules/secrets.py, rules/hygiene.py,
+# rules/removed_guards.py, the planner's skips).
+QUIETING_TAGS: frozenset[Tag] = frozenset({"test_file", "docs", "vendored", "generated",
+                                          "lockfile"})
+
+# The folders that give a path each kind (path_kinds._PATH_TAGS's folder globs). A kind whose
+# globs match the file's own name only (test_*.py, *.lock) has none here.
+_KIND_FOLDERS: dict[Tag, frozenset[str]] = {
+    "vendored": frozenset({"vendor", "third_party", "node_modules", "external", "_vendor"}),
+    "generated": frozenset({"dist"}),
+    "test_file": frozenset({"tests", "test", "__tests__", "testdata", "fixtures",
+                            "__fixtures__"}),
+    "docs": frozenset({"docs", "doc"}),
+}
+
+# Languages that are documentation by what they are, not where they are.
+_PROSE = frozenset({"markdown", "rst"})
+
+# Patch types whose file the base already had under the same name.
+_AT_BASE = frozenset({"modify", "mode", "delete"})
+
+_WHY: dict[Tag, str] = {
+    "vendored": "vendored code (checked for secrets only)",
+    "generated": "generated code (checked for secrets only)",
+    "lockfile": "a lockfile (checked for secrets only)",
+    "test_file": "test code (one level quieter)",
+    "docs": "documentation (its secrets one level quieter)",
+}
+
+
+class BaseLayout(Protocol):
+    """What the base of the change holds, for deciding what a name declares."""
+
+    def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
+        """Which of these paths (files or folders) exist at the base."""
+        ...
+
+
+class FileKind(msgspec.Struct, frozen=True):
+    """A file's quietening tags that hold, and the ones the change would have given itself."""
+
+    tags: frozenset[Tag] = frozenset()
+    refused: frozenset[Tag] = frozenset()
+    # What the change added that would have quietened it: "name", "banner".
+    refused_by: tuple[str, ...] = ()
+
+    def note(self, secrets: bool) -> str:
+        """What a finding says when the file would have been quieter: empty when what the
+        change added would not have changed this finding."""
+        matters = (self.refused & {"test_file", "docs"} if secrets
+                   else self.refused & {"vendored", "generated", "lockfile", "test_file"})
+        if not matters:
+            return ""
+        kinds = " and ".join(_WHY[tag] for tag in sorted(matters))
+        what = " and ".join(self.refused_by)
+        return (f"Reviewed as ordinary code: its {what} would make it {kinds}, but the change "
+                "adds that. Declare such files in the repository's config at the base "
+                "(`ignore`, `[[path_rules]]`) to quieten them.")
+
+
+def file_kinds(files: Mapping[str, Sequence[ReviewUnit]], layout: BaseLayout | None,
+               read_new: Callable[[str], str | None]) -> dict[str, FileKind]:
+    """Each file's quietening, decided by the base: one question to `layout` for all the new
+    files that a folder could declare, none when no file needs one. `read_new` reads the top
+    of a changed file whose hunks do not show it, for its banner."""
+    wanted: dict[str, list[tuple[Tag, list[str]]]] = {}
+    for path, units in files.items():
+        if _new_name(units):
+            wanted[path] = [(tag, _kind_folders(path, tag))
+                            for tag in sorted(QUIETING_TAGS.intersection(path_tags(path)))
+                            if not (tag == "docs" and detect_language(path) in _PROSE)]
+    asked = sorted({folder for pairs in wanted.values() for _, folders in pairs
+                    for folder in folders})
+    present = layout.base_paths(asked) if asked and layout is not None else frozenset()
+    return {path: _kind(path, units, wanted.get(path), present, read_new)
+            for path, units in files.items()}
+
+
+def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[str]]] | None,
+          present: frozenset[str], read_new: Callable[[str], str | None]) -> FileKind:
+    named = QUIETING_TAGS.intersection(path_tags(path))
+    tags: set[Tag]
+    if pairs is None:
+        tags = set(named)
+    else:
+        tags = {tag for tag, folders in pairs if any(f in present for f in folders)}
+        tags |= named - {tag for tag, _ in pairs}  # documentation by its language
+    refused = set(named - tags)
+    refused_by = ["name"] if refused else []
+    banner = _banner(units, read_new)
+    if banner == "ctx" and not _new_name(units):
+        tags.add("generated")
+        refused.discard("generated")
+    elif banner == "add" and "generated" not in tags:
+        refused.add("generated")
+        refused_by.append("banner")
+    return FileKind(tags=frozenset(tags), refused=frozenset(refused),
+                    refused_by=tuple(dict.fromkeys(refused_by)))
+
+
+def _new_name(units: Sequence[ReviewUnit]) -> bool:
+    """Whether the change gives the file its name (a new file, or a rename's new name)."""
+    return not any(unit.patch_type in _AT_BASE for unit in units)
+
+
+def _kind_folders(path: str, tag: Tag) -> list[str]:
+    """The folders of `path` (as written) that give it the kind `tag`: `a/vendor` for
+    `a/vendor/x.py` and "vendored"."""
+    names = _KIND_FOLDERS.get(tag, frozenset())
+    parts = PurePosixPath(path).parts[:-1]
+    return ["/".join(parts[:i + 1]) for i, part in enumerate(parts) if part.lower() in names]
+
+
+_BANNER_LINES = 5
+
+
+def _banner(units: Sequence[ReviewUnit], read_new: Callable[[str], str | None]) -> str | None:
+    """Whether the file's first lines hold a generator's "generated ... DO NOT EDIT" banner
+    the change adds ("add"), one it leaves as it was ("ctx"), or none (None)."""
+    first = units[0] if units else None
+    if first is None or first.patch_type in ("delete", "binary") or first.hunk is None:
+        return None
+    if first.hunk.new_start == 1:
+        top = [(line.kind, line.text) for line in first.hunk.lines if line.kind != "del"]
+    else:
+        # The hunks do not show the top: its lines are as the base had them, unless added.
+        added = {line.new_lineno for unit in units if unit.hunk for line in unit.hunk.added()}
+        text = read_new(first.file_path) or ""
+        top = [("add" if number in added else "ctx", line) for number, line in
+               enumerate(text.split("\n", _BANNER_LINES)[:_BANNER_LINES], 1)]
+    for kind, line in top[:_BANNER_LINES]:
+        body = comment_body(line).lower()
+        if "do not edit" in body and "generated" in body:
+            return "add" if kind == "add" else "ctx"
+    return None
+

@@ -1,0 +1,65 @@
+"""The pull-request author shapes a file so that reviewbot reads less of it: one long line,
+a sink padded past the long-line limit, an indent passed off as whitespace, a script's name."""
+
+from __future__ import annotations
+
+from reviewbot.rules.base import MINIFIED_LINE_CHARS
+from tests.rules.conftest import Base, review
+
+LONG = "DATA = '" + "x" * (MINIFIED_LINE_CHARS + 10) + "'\n"
+SHELL = 'import subprocess\n\n\ndef pay(p):\n    subprocess.run(f"ls {p}", shell=True)\n'
+
+
+def test_a_long_line_quietens_only_itself() -> None:
+    """One line over the long-line limit anywhere in a file does not make the file minified:
+    a shell injection elsewhere in it is still an error, in Python and in JavaScript."""
+    result = review("app/pay.py", LONG + SHELL)
+    assert [(f.rule_id, f.severity) for f in result.findings] == [
+        ("python.shell-injection", "error")]
+    js = "var a=1;" * 200 + "\nexec(`git log ${branch}`, cb);\n"
+    assert [f.rule_id for f in review("web/run.js", js).findings] == ["js.command-injection"]
+
+
+def test_a_padded_python_sink_is_found() -> None:
+    """A Python sink padded past the long-line limit is still read: the syntax tree does not
+    care how long a line is."""
+    padded = ('import subprocess\n\n\ndef pay(p):\n    subprocess.run(f"ls {p}", shell=True)'
+              + " " * MINIFIED_LINE_CHARS + "# padding\n")
+    assert [f.rule_id for f in review("app/pay.py", padded).findings] == [
+        "python.shell-injection"]
+
+
+def test_a_minified_hunk() -> None:
+    """A hunk that is all minified code is not read for removed guards, and only it: a hunk
+    of ordinary code in the same file is."""
+    minified = "var a=" + "1;" * 600 + "\n"
+    old = "function page(n) {\n  return escape(n);\n}\n" + "\n" * 10 + "var a=" + "0;" * 600 + "\n"
+    new = "function page(n) {\n  return n;\n}\n" + "\n" * 10 + minified
+    result = review("web/page.js", new, old)
+    assert [f.rule_id for f in result.findings] == ["guard-removed"]
+    assert "minified" not in result.units[0].tags
+    assert "minified" in result.units[-1].tags
+
+
+def test_a_script_name_quietens_only_prints() -> None:
+    """Under `scripts/` a print is a program's output, and that is all the name changes: a
+    shell injection and a secret in the same new file are reported in full."""
+    code = SHELL + "print('done')\nKEY = 'AKIA" + "QWERTYUIOPASDFGH'\n"
+    found = {(f.rule_id, f.severity) for f in review("scripts/pay.py", code,
+                                                     base=Base()).findings}
+    assert found == {("python.shell-injection", "error"), ("secrets.hardcoded", "error")}
+
+
+def test_indentation_is_not_whitespace() -> None:
+    """In Python an indent is syntax: a line moved out of its `if` is not a whitespace-only
+    edit (which the planner skips without a model review)."""
+    old = "def pay(user):\n    if user.is_admin:\n        refund_all()\n    return 1\n"
+    new = "def pay(user):\n    if user.is_admin:\n        pass\n    refund_all()\n    return 1\n"
+    [unit] = review("app/pay.py", new, old).units
+    assert "only_whitespace" not in unit.tags
+    dedent = "def pay(user):\n    if user.is_admin:\n        pass\nrefund_all()\n"
+    moved = "def pay(user):\n    if user.is_admin:\n        pass\n        refund_all()\n"
+    [unit] = review("app/pay.py", dedent, moved).units
+    assert "only_whitespace" not in unit.tags
+    [unit] = review("web/pay.js", "if (a) {\nb();\n}\n", "if (a) {\n  b();\n}\n").units
+    assert "only_whitespace" in unit.tags
