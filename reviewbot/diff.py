@@ -13,7 +13,7 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
-from reviewbot.code.languages import detect_language
+from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.diff_headers import decode_path, normalise_headers
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
@@ -231,7 +231,14 @@ def _language(patched: PatchedFile, path: str) -> str:
         return "submodule"
     if mode == _SYMLINK_MODE:
         return "symlink"
-    return detect_language(path)
+    language = detect_language(path)
+    first = next(iter(patched), None)
+    if language == "text" and first is not None and first.target_start == 1 and len(first):
+        # A script without a suffix: its `#!` line says what it is.
+        top = first[0]
+        if not top.is_removed:
+            return shebang_language(top.value) or language
+    return language
 
 
 def _hunk_unit(hunk: UnidiffHunk, hunk_count: int, base: ReviewUnit) -> ReviewUnit:

@@ -2,10 +2,11 @@
 
 New side: the index (staged), the work tree (working), or the head commit (pr); base side:
 the diff's base revision. The work tree is read only through paths resolved inside the root,
-so symlinks that point out of the repository are refused. A file over MAX_FILE_BYTES or with
-a NUL byte is never read whole by anyone (rules check its added lines from the diff, context
-and the review agent get a one-line summary). A path absent on a side is None; any other git
-failure is a GitError, not "absent".
+so symlinks that point out of the repository are refused. A file with a NUL byte is never
+read whole by anyone (rules check its added lines from the diff, context and the review agent
+get a one-line summary); a file over MAX_FILE_BYTES is read whole by the rules only (its size
+must not hide its code from them), and the others get the summary. A path absent on a side is
+None; any other git failure is a GitError, not "absent".
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class FileText(msgspec.Struct, frozen=True):
     text: str | None
     size: int = 0
     note: str | None = None
+    # A text file over MAX_FILE_BYTES, for the rules only: a file's size must not hide its
+    # code from them (a long comment would otherwise switch the Python rules off).
+    oversize: str | None = None
 
     @property
     def absent(self) -> bool:
@@ -78,13 +82,14 @@ class RepoSource(msgspec.Struct):
             self._cache[(side, exact[path])] = _file_text(exact[path], data)
 
     def rules_text(self, path: str) -> str | None:
-        """The whole new file for the rules, or None (absent, binary, over the cap)."""
-        return self.read(path).text
+        """The whole new file for the rules, whatever its size, or None (absent, binary)."""
+        file = self.read(path)
+        return file.text if file.text is not None else file.oversize
 
     def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
         """Other readable files of the new side for the rules (see `readable_files`), in one
         git call, none for paths that are not there: each path's text, or None (absent,
-        binary, over the cap, not readable)."""
+        binary, not readable)."""
         readable = self.readable_files()
         present = [path for path in paths if path in readable]
         texts: dict[str, str | None] = dict.fromkeys(paths)
@@ -167,7 +172,8 @@ def _file_text(path: str, data: bytes | None) -> FileText:
         return FileText(path=path, text=None)
     note = summary_if_unreadable(path, data)
     if note is not None:
-        return FileText(path=path, text=None, size=len(data), note=note)
+        oversize = None if b"\0" in data[:8192] else data.decode("utf-8", "replace")
+        return FileText(path=path, text=None, size=len(data), note=note, oversize=oversize)
     return FileText(path=path, text=data.decode("utf-8", "replace"), size=len(data))
 
 

