@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _HASH = ("#",)
 _SLASH = ("//", "/*", "*", "*/")
@@ -39,6 +40,35 @@ def is_comment(text: str, language: str) -> bool:
     if language == "python" and stripped.startswith(('"""', "'''")):
         return False
     return bool(stripped) and stripped.startswith(prefixes)
+
+
+def comment_flags(texts: Sequence[str], language: str) -> list[bool]:
+    """Whether each of consecutive lines is a comment. In the languages with `/* ... */`, a
+    line that starts with `*` is one only inside such a block, which the lines after it show
+    (the next `*/` comes before any `/*`): `* eval(input)` continuing an expression is code,
+    and must not pass for a doc comment's line."""
+    flags = [is_comment(text, language) for text in texts]
+    if _SLASH[0] not in _COMMENT_PREFIXES.get(language, ()):
+        return flags
+    closing = False  # whether the next block token after a position is `*/`
+    for index in range(len(texts) - 1, -1, -1):
+        stripped = texts[index].strip()
+        if stripped.startswith("*") and not stripped.startswith("*/"):
+            rest = _next_block_token(stripped[1:])
+            flags[index] = (rest or ("*/" if closing else "")) == "*/"
+        token = _next_block_token(stripped)
+        if token:
+            closing = token == "*/"
+    return flags
+
+
+def _next_block_token(text: str) -> str:
+    """The first `/*` or `*/` in a line, or ""."""
+    found = _BLOCK_TOKEN.search(text)
+    return found.group() if found else ""
+
+
+_BLOCK_TOKEN = re.compile(r"/\*|\*/")
 
 
 def comment_body(text: str) -> str:

@@ -10,6 +10,7 @@ from typing import Protocol
 
 import msgspec
 
+from reviewbot.code.lexical import comment_flags
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
 from reviewbot.rules.quieting import BaseLayout, FileKind
@@ -234,6 +235,18 @@ class FileChange(msgspec.Struct, dict=True):
     @cached_property
     def added_by_line(self) -> dict[int, str]:
         return {line.new_lineno: line.text for line in self.added if line.new_lineno is not None}
+
+    @cached_property
+    def comment_lines(self) -> frozenset[int]:
+        """The new-side lines that are comments, read hunk by hunk (lexical.comment_flags:
+        a line that only looks like a doc comment's is code)."""
+        found: set[int] = set()
+        for unit in self.units:
+            lines = [line for line in unit.hunk.lines if line.kind != "del"] if unit.hunk else []
+            flags = comment_flags([line.text for line in lines], self.language)
+            found.update(line.new_lineno for line, flag in zip(lines, flags, strict=True)
+                         if flag and line.new_lineno is not None)
+        return frozenset(found)
 
     @cached_property
     def pattern_lines(self) -> dict[int, str]:

@@ -13,7 +13,6 @@ from functools import cached_property
 
 import msgspec
 
-from reviewbot.code.lexical import is_comment
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.schema import SEVERITY_RANK, Category, Severity
 
@@ -50,7 +49,7 @@ class PatternRule(RuleBase, frozen=True):
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         for number, text in change.pattern_lines.items():
-            if is_comment(text, change.language) or (self.unless
+            if number in change.comment_lines or (self.unless
                                                       and re.search(self.unless, text)):
                 continue
             variant = next((v for v in self.variants if v.pattern.search(text)), None)

@@ -19,7 +19,7 @@ from reviewbot.code.definitions import (
     removed_definitions,
 )
 from reviewbot.code.enclosing import Header, enclosing_headers
-from reviewbot.code.lexical import is_comment, is_import
+from reviewbot.code.lexical import comment_flags, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
@@ -110,7 +110,9 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
     if changed and _only_whitespace(changed, unit.language):
         tags.append("only_whitespace")
     meaningful = [line.text for line in changed if line.text.strip()]
-    if meaningful and all(is_comment(text, unit.language) for text in meaningful):
+    flags = comment_flags([line.text for line in unit.hunk.lines], unit.language)
+    if meaningful and all(flag for line, flag in zip(unit.hunk.lines, flags, strict=True)
+                          if line.kind != "ctx" and line.text.strip()):
         tags.append("only_comments")
     if meaningful and _only_docs(unit, changed, docstrings):
         tags.append("only_docs")

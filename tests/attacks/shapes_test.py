@@ -94,3 +94,15 @@ def test_a_program_without_a_suffix_is_code(path: str, code: str, rule: str) -> 
     it, so leaving `.py` off a name does not switch the Python rules off."""
     result = review(path, code)
     assert rule in {f.rule_id for f in result.findings}
+
+
+def test_code_dressed_as_a_doc_comment() -> None:
+    """A line that starts with `*` is a comment only inside `/* ... */`: `* eval(input)`
+    continuing an expression is code, for the pattern rules and for the planner's skip."""
+    code = "const x = a\n  * eval(userInput);\n"
+    result = review("web/app.js", code)
+    assert [f.rule_id for f in result.findings] == ["js.eval"]
+    only = review("web/app.js", "const x = a\n  * eval(userInput);\n", "const x = a\n  * 2;\n")
+    assert "only_comments" not in only.units[0].tags
+    doc = "/**\n * never eval(x) here\n */\nconst y = 1;\n"
+    assert review("web/doc.js", doc).findings == ()
