@@ -56,9 +56,9 @@ def comment_flags(texts: Sequence[str], language: str) -> list[bool]:
         if stripped.startswith("*") and not stripped.startswith("*/"):
             rest = _next_block_token(stripped[1:])
             flags[index] = (rest or ("*/" if closing else "")) == "*/"
-        token = _next_block_token(stripped)
-        if token:
-            closing = token == "*/"
+        first = _next_block_token(stripped)
+        if first:
+            closing = first == "*/"
     return flags
 
 
