@@ -11,6 +11,7 @@ from typing import Protocol
 import msgspec
 
 from reviewbot.code.lexical import comment_flags
+from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
 from reviewbot.rules.quieting import BaseLayout, FileKind
@@ -27,8 +28,11 @@ MINIFIED_LINE_CHARS = 1000
 
 
 def is_long(text: str) -> bool:
-    """A line the line-pattern rules pass over (see MINIFIED_LINE_CHARS)."""
-    return len(text) > MINIFIED_LINE_CHARS
+    """A line the line-pattern rules pass over (see MINIFIED_LINE_CHARS). A bare `\r` ends a
+    line for Python and JavaScript (code/line_breaks.py): such a line is as long as its
+    longest piece."""
+    return len(text) > MINIFIED_LINE_CHARS and (
+        "\r" not in text or max(len(piece) for piece in text.split("\r")) > MINIFIED_LINE_CHARS)
 
 
 def is_minified(unit: ReviewUnit) -> bool:
@@ -281,7 +285,10 @@ class FileChange(msgspec.Struct, dict=True):
         text = self.new_text
         if text is None:
             return None, None
-        return parse_python(text)
+        tree, error = parse_python(text)
+        if tree is not None and has_bare_cr(text):
+            to_git_lines(tree, text)  # the diff's line numbers, not the parser's
+        return tree, error
 
 
 _SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")

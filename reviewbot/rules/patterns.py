@@ -52,7 +52,10 @@ class PatternRule(RuleBase, frozen=True):
             if number in change.comment_lines or (self.unless
                                                       and re.search(self.unless, text)):
                 continue
-            variant = next((v for v in self.variants if v.pattern.search(text)), None)
+            # Each piece a bare \r ends is a line to the language (code/line_breaks.py).
+            pieces = text.split("\r") if "\r" in text else (text,)
+            variant = next((v for v in self.variants for piece in pieces
+                            if v.pattern.search(piece)), None)
             if variant is not None:
                 yield Hit(rule_id=self.id, line=number, severity=variant.severity,
                           message=variant.message, suggestion=self.suggestion)

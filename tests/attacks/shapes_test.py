@@ -106,3 +106,14 @@ def test_code_dressed_as_a_doc_comment() -> None:
     assert "only_comments" not in only.units[0].tags
     doc = "/**\n * never eval(x) here\n */\nconst y = 1;\n"
     assert review("web/doc.js", doc).findings == ()
+
+
+def test_old_mac_line_endings() -> None:
+    """A file whose lines end in a bare `\\r` is one line to git and many to Python and
+    JavaScript: its findings still land on the line the diff added, and a long run of such
+    lines is not taken for one minified line."""
+    python = SHELL.replace("\n", "\r")
+    assert [f.rule_id for f in review("app/pay.py", python).findings] == [
+        "python.shell-injection"]
+    js = ("var a = 1;\r" * 150) + "el.innerHTML = location.hash;\r"
+    assert [f.rule_id for f in review("web/app.js", js).findings] == ["js.inner-html"]
