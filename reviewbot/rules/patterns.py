@@ -52,8 +52,9 @@ class PatternRule(RuleBase, frozen=True):
             if number in change.comment_lines or (self.unless
                                                       and re.search(self.unless, text)):
                 continue
-            # Each piece a bare \r ends is a line to the language (code/line_breaks.py).
-            pieces = text.split("\r") if "\r" in text else (text,)
+            # Each piece a bare \r (or, in JavaScript, U+2028/U+2029) ends is a line to the
+            # language (code/line_breaks.py): an anchored pattern must see it as one.
+            pieces = _BREAKS.split(text) if _BREAKS.search(text) else (text,)
             variant = next((v for v in self.variants for piece in pieces
                             if v.pattern.search(piece)), None)
             if variant is not None:
@@ -81,6 +82,7 @@ def _rule(rule_id: str, title: str, severity: Severity, category: Category,
 
 
 _TESTS = frozenset({"test_file"})
+_BREAKS = re.compile("[\r\u2028\u2029]")
 
 RULES = (
     _rule("js.eval", "eval or new Function", "warning", "security", JS, (
