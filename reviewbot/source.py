@@ -105,7 +105,9 @@ class RepoSource(msgspec.Struct):
         """Which of these paths (files or folders) the change's base has. With no base (the
         empty tree: a whole repository, a first commit) there is nothing apart from the
         reviewed side to declare anything, and every path counts as there."""
-        if self.diff.request.base_is_root or self.diff.base_rev == self.repo.empty_tree():
+        request = self.diff.request
+        if request.base_is_root or (request.mode in ("staged", "working")
+                                    and self.repo.head() is None):
             return frozenset(paths)
         exact = {self._exact(path): path for path in paths}
         return frozenset(exact[p] for p in self.repo.existing(self.diff.base_rev, list(exact)))

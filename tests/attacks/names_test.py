@@ -186,3 +186,15 @@ def test_names_through_a_real_pull_request(repo: GitFixture,
     assert code == 1
     assert found == {("tests/test_pay.py", "warning"), ("external/payments.py", "error"),
                      ("app/pay_pb2.py", "error"), ("authors/views.py", "error")}
+
+
+def test_a_first_commit_declares_its_own_layout(repo: GitFixture,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """With no base at all (a repository's first commit), there is no change apart from the
+    repository: its `tests/` folder is test code as it reads."""
+    repo.write("tests/test_pay.py", SHELL)
+    repo.git("add", "-A")
+    main(["--repo", str(repo.root), "--mode", "staged", "--format", "json"])
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["rule_id"], f["severity"]) for f in found] == [
+        ("python.shell-injection", "warning")]
