@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from reviewbot.diff_headers import block_paths
 from reviewbot.git import GitRepo
@@ -23,14 +24,15 @@ from reviewbot.git import GitRepo
 FIRST_FEW_BYTES = 8000
 _BINARY_LINE = b"Binary files "
 _GIT_HEADER = b"diff --git "
-_INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: \d+)?$")
 
+# Characters of paths one git call is given (Linux allows 128 KiB for one argument and
+# 2 MiB for them all; Windows 32 KiB for the whole command line).
+MAX_PATHS_CHARS = 24_000
 # Diffs the files (paths) again as text; `renames` says whether to pair renames.
 Rediff = Callable[[list[str], bool], bytes]
 
 
-@dataclass(frozen=True)
-class BinaryStanza:
+class BinaryStanza(msgspec.Struct, frozen=True):
     """One file git reported as binary: where its stanza is and what its two sides are."""
 
     start: int
@@ -65,7 +67,7 @@ def _stanza(raw: bytes, at: int) -> BinaryStanza | None:
     end = raw.find(b"\n", at)
     end = len(raw) if end == -1 else end + 1
     lines = raw[start:at].decode("utf-8", "surrogateescape").split("\n")[:-1]
-    ids = next((m.groups() for m in map(_INDEX.match, lines) if m), None)
+    ids = next((_ids(line) for line in lines if line.startswith("index ")), None)
     if ids is None:
         return None
     old_path, new_path = block_paths(lines)
@@ -75,6 +77,12 @@ def _stanza(raw: bytes, at: int) -> BinaryStanza | None:
                         old_id=None if added else ids[0], new_id=None if deleted else ids[1],
                         old_path=old_path, new_path=new_path,
                         renamed=any(line.startswith("rename from ") for line in lines))
+
+
+def _ids(index_line: str) -> tuple[str, str] | None:
+    """(old, new) object ids of an `index OLD..NEW[ MODE]` line."""
+    old, dots, new = index_line[len("index "):].partition(" ")[0].partition("..")
+    return (old, new) if dots and old and new else None
 
 
 def text_ones(repo: GitRepo, stanzas: Sequence[BinaryStanza], *,
@@ -129,13 +137,22 @@ def rediffed(text: Sequence[BinaryStanza], rediff: Rediff) -> dict[bytes, bytes]
 
 
 def _rediffs(text: Sequence[BinaryStanza]) -> Iterator[tuple[list[str], bool]]:
-    """(paths, renames) of at most two diffs: one for the files the first diff paired as
-    renames, and one without rename detection for the rest (so that a smaller set of files
-    cannot be paired differently)."""
+    """(paths, renames) of the diffs to run again: the files the first diff paired as
+    renames apart from the rest, which are diffed without rename detection (so that a
+    smaller set of files cannot be paired differently); a few hundred kilobytes of paths a
+    call at most, far below any system's limit on a command line."""
     for renames in (False, True):
-        paths = sorted({p for s in text if s.renamed == renames for p in (s.old_path, s.new_path)})
+        paths: set[str] = set()
+        size = 0
+        for stanza in (s for s in text if s.renamed == renames):
+            more = {stanza.old_path, stanza.new_path} - paths
+            paths |= more
+            size += sum(len(path) + 1 for path in more)
+            if size > MAX_PATHS_CHARS:
+                yield sorted(paths), renames
+                paths, size = set(), 0
         if paths:
-            yield paths, renames
+            yield sorted(paths), renames
 
 
 def patches_as_text(repo: GitRepo, patches: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:

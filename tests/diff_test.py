@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reviewbot import diff_binary
 from reviewbot.diff import collect, compact_range, parse_units
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import open_repo
@@ -527,3 +528,24 @@ def test_awkward_names_under_no_diff_are_read_as_text(repo: GitFixture, name: st
     [unit] = units(repo)
     assert unit.patch_type == "add"
     assert _added((unit,), unit.file_path) == SHELL_CALL.splitlines()
+
+
+def test_many_files_under_no_diff_are_diffed_again_in_bounded_calls(
+        repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However many files a change puts under `* -diff`, each is read as text, renames
+    included: their paths are split over several git calls rather than one command line
+    past the system's limit."""
+    monkeypatch.setattr(diff_binary, "MAX_PATHS_CHARS", 30)
+    repo.write(".gitattributes", "* -diff\n")
+    for n in range(6):
+        repo.write(f"mod{n}.py", TEN)
+    repo.commit("base")
+    for n in range(6):
+        repo.write(f"mod{n}.py", TEN + f"x{n} = {n}\n")
+    repo.git("mv", "mod0.py", "renamed0.py")
+    repo.git("mv", "mod1.py", "renamed1.py")
+    repo.stage()
+    found = units(repo)
+    assert sorted((u.file_path, u.patch_type, u.hunk is not None) for u in found) == [
+        *((f"mod{n}.py", "modify", True) for n in range(2, 6)),
+        *((f"renamed{n}.py", "rename", True) for n in range(2))]
