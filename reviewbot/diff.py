@@ -14,6 +14,7 @@ from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
+from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.diff_headers import decode_path, normalise_headers
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
@@ -68,7 +69,7 @@ def _history(repo: GitRepo, request: ChangeRequest, base_rev: str, head_rev: str
     """Lines some commit of the range added that the change's result no longer has: what a
     secret added in one commit and deleted in the next leaves behind in the pushed history."""
     revs = [head_rev] if request.base_is_root else [head_rev, f"^{base_rev}"]
-    patches = repo.commit_patches(revs, MAX_HISTORY_COMMITS + 1)
+    patches = patches_as_text(repo, repo.commit_patches(revs, MAX_HISTORY_COMMITS + 1))
     notes = []
     if len(patches) > MAX_HISTORY_COMMITS:
         notes.append(f"history: only the newest {MAX_HISTORY_COMMITS} commits of the range "
@@ -93,17 +94,33 @@ def _history(repo: GitRepo, request: ChangeRequest, base_rev: str, head_rev: str
 _Collected = tuple[str, str | None, str | None, bytes]
 
 
+def _diff(repo: GitRepo, args: list[str], *, worktree: bool = False) -> bytes:
+    """`git diff ARGS`, with every file whose content is text shown as text, whatever the
+    repository's attributes say (diff_binary)."""
+    def rediff(paths: list[str], renames: bool) -> bytes:
+        return repo.diff(["--text", *([] if renames else ["--no-renames"]), *args, "--", *paths])
+    return as_text(repo, repo.diff([*args, "--"]), rediff, worktree=worktree)
+
+
+def _untracked(repo: GitRepo, path: str) -> bytes:
+    raw = repo.diff_untracked(path)
+    stanzas = binary_stanzas(raw)
+    if stanzas and text_ones(repo, stanzas, worktree=True):
+        return repo.diff_untracked(path, text=True)
+    return raw
+
+
 def _collect_staged(repo: GitRepo, request: ChangeRequest) -> _Collected:
     # With no commits yet the old side is the empty tree: every staged file is new.
     base = repo.head() or repo.empty_tree()
-    return base, None, repo.current_branch(), repo.diff(["--cached", base, "--"])
+    return base, None, repo.current_branch(), _diff(repo, ["--cached", base])
 
 
 def _collect_working(repo: GitRepo, request: ChangeRequest) -> _Collected:
     base = repo.empty_tree() if request.base_is_root else (repo.head() or repo.empty_tree())
-    raw = repo.diff([base, "--"])
+    raw = _diff(repo, [base], worktree=True)
     if request.include_untracked:
-        raw += b"".join(repo.diff_untracked(path) for path in repo.untracked_files())
+        raw += b"".join(_untracked(repo, path) for path in repo.untracked_files())
     return base, None, repo.current_branch(), raw
 
 
@@ -112,7 +129,7 @@ def _collect_pr(repo: GitRepo, request: ChangeRequest) -> _Collected:
     if request.base_is_root:
         head_sha = _require_commit(repo, head_name, "--head")
         root = repo.empty_tree()
-        return root, head_sha, None, repo.diff([root, head_sha, "--"])
+        return root, head_sha, None, _diff(repo, [root, head_sha])
     if not request.base:
         raise UsageError("--mode pr needs --base REV (the branch the change will merge into).")
     base_sha = _require_commit(repo, request.base, "--base")
@@ -121,7 +138,7 @@ def _collect_pr(repo: GitRepo, request: ChangeRequest) -> _Collected:
     merge_base = repo.merge_base(base_sha, head_sha)
     if merge_base is None:
         raise GitError(_no_merge_base_message(repo, request.base, head_name))
-    return merge_base, head_sha, request.base, repo.diff([merge_base, head_sha, "--"])
+    return merge_base, head_sha, request.base, _diff(repo, [merge_base, head_sha])
 
 
 def _require_commit(repo: GitRepo, rev: str, flag: str) -> str:

@@ -85,20 +85,27 @@ def _rewrite_block(block: list[str]) -> Iterator[str]:
             yield line
 
 
-def _block_paths(block: list[str]) -> tuple[str, str]:
-    """(old path, new path) of one file's header block, without a/ b/ prefixes."""
+def _block_paths(block: list[str], errors: str = "replace") -> tuple[str, str]:
+    """(old path, new path) of one file's header block, without a/ b/ prefixes (`errors`:
+    how a quoted name's bytes that are not UTF-8 are decoded)."""
     minus = _field(block, "--- ")
     plus = _field(block, "+++ ")
-    halves = _header_halves(block[0][len(_GIT_HEADER):])
+    halves = _header_halves(block[0][len(_GIT_HEADER):], errors)
     if minus is not None and plus is not None:
-        old = halves[0] if minus == "/dev/null" else _strip_prefix(minus)
-        new = halves[1] if plus == "/dev/null" else _strip_prefix(plus)
+        old = halves[0] if minus == "/dev/null" else _strip_prefix(minus, errors)
+        new = halves[1] if plus == "/dev/null" else _strip_prefix(plus, errors)
         return old, new
     renamed_from = _field(block, "rename from ") or _field(block, "copy from ")
     renamed_to = _field(block, "rename to ") or _field(block, "copy to ")
     if renamed_from is not None and renamed_to is not None:
-        return unquote(renamed_from), unquote(renamed_to)
+        return unquote(renamed_from, errors), unquote(renamed_to, errors)
     return halves
+
+
+def block_paths(block: list[str]) -> tuple[str, str]:
+    """(old path, new path) of a header block decoded with surrogateescape, exact: the
+    names git's pathspecs need, whatever their bytes."""
+    return _block_paths(block, "surrogateescape")
 
 
 def _field(block: list[str], prefix: str) -> str | None:
@@ -109,20 +116,20 @@ def _field(block: list[str], prefix: str) -> str | None:
     return None
 
 
-def _header_halves(rest: str) -> tuple[str, str]:
+def _header_halves(rest: str, errors: str = "replace") -> tuple[str, str]:
     # Without a rename both halves are the same path, so the middle splits them.
     half = (len(rest) - 1) // 2
-    return _strip_prefix(rest[:half]), _strip_prefix(rest[half + 1:])
+    return _strip_prefix(rest[:half], errors), _strip_prefix(rest[half + 1:], errors)
 
 
-def _strip_prefix(name: str) -> str:
-    name = unquote(name)
+def _strip_prefix(name: str, errors: str = "replace") -> str:
+    name = unquote(name, errors)
     return name[2:] if name.startswith(("a/", "b/")) else name
 
 
-def unquote(name: str) -> str:
+def unquote(name: str, errors: str = "replace") -> str:
     """git C-quotes names with tabs, newlines, quotes or backslashes."""
     if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
-        raw, _ = codecs.escape_decode(name[1:-1].encode("utf-8"))
-        return bytes(raw).decode("utf-8", "replace")
+        raw, _ = codecs.escape_decode(name[1:-1].encode("utf-8", "surrogateescape"))
+        return bytes(raw).decode("utf-8", errors)
     return name

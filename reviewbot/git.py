@@ -122,9 +122,21 @@ class GitRepo:
     def commit_patches(self, revs: Sequence[str], limit: int) -> list[tuple[str, bytes]]:
         """(sha, patch) of each non-merge commit of `git log REVS`, newest first, with no
         context lines: what each commit added, for checks that look at history."""
+        return self._patches(["log", f"--max-count={limit}", "--no-merges", *revs, "--"])
+
+    def text_patches(self, shas: Sequence[str], paths: Sequence[str], *,
+                     renames: bool) -> list[tuple[str, bytes]]:
+        """`commit_patches` of exactly these commits, limited to PATHS, every file diffed as
+        text whatever the attributes say (`renames`: False for files the first diff did not
+        pair, so that a smaller set cannot pair them now)."""
+        return self._patches(["log", "--no-walk=unsorted", "--text",
+                              *([] if renames else ["--no-renames"]), *shas, "--", *paths])
+
+    def _patches(self, log: Sequence[str]) -> list[tuple[str, bytes]]:
         marker = b"\0reviewbot-commit "
-        out = self.run(["log", f"--max-count={limit}", "--no-merges", "--format=%x00reviewbot-"
-                        "commit %H", "-p", *DIFF_FLAGS, "--unified=0", *revs, "--"])
+        command, *rest = log
+        out = self.run([command, "--format=%x00reviewbot-commit %H", "-p", *DIFF_FLAGS,
+                        "--unified=0", *rest])
         patches: list[tuple[str, bytes]] = []
         for chunk in out.split(marker)[1:]:
             sha, _, patch = chunk.partition(b"\n")
@@ -135,32 +147,41 @@ class GitRepo:
         out = self.run(["ls-files", "--others", "--exclude-standard", "-z"])
         return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
-    def diff_untracked(self, path: str) -> bytes:
-        """A new-file diff for an untracked path, without touching the index."""
+    def diff_untracked(self, path: str, *, text: bool = False) -> bytes:
+        """A new-file diff for an untracked path, without touching the index (`text`: diffed
+        as text whatever the attributes say)."""
         # --no-index exits 1 when the files differ, which is always the case here.
-        args = ["diff", "--no-index", *DIFF_FLAGS, "--", os.devnull, path]
+        args = ["diff", "--no-index", *DIFF_FLAGS, *(["--text"] if text else []), "--",
+                os.devnull, path]
         return self.run(args, ok_codes=(0, 1))
 
     def read_blobs(self, rev: str, paths: Sequence[str]) -> dict[str, bytes | None]:
         """Many files at a revision ("" means the index) in one `git cat-file --batch`;
         None for a path absent there. Paths with a newline are left to `show`."""
         wanted = [p for p in paths if "\n" not in p and "\r" not in p]
-        if not wanted:
-            return {}
-        request = "".join(f"{rev}:{path}\n" for path in wanted).encode("utf-8",
-                                                                      "surrogateescape")
+        return dict(zip(wanted, self._batch([f"{rev}:{path}" for path in wanted]), strict=True))
+
+    def read_objects(self, ids: Sequence[str]) -> dict[str, bytes | None]:
+        """Blobs by (possibly abbreviated) object id, in one `git cat-file --batch`; None for
+        an id that names no blob here (missing, ambiguous, or not a blob)."""
+        return dict(zip(ids, self._batch(ids), strict=True))
+
+    def _batch(self, names: Sequence[str]) -> list[bytes | None]:
+        if not names:
+            return []
+        request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
         out = self._input(["cat-file", "--batch"], request)
-        found: dict[str, bytes | None] = {}
+        found: list[bytes | None] = []
         offset = 0
-        for path in wanted:
+        for _ in names:
             end = out.index(b"\n", offset)
             header = out[offset:end].split()
             offset = end + 1
             if len(header) != 3 or header[1] != b"blob":
-                found[path] = None  # "missing", or a tree/submodule: not a file to read
+                found.append(None)  # "missing", or a tree/submodule: not a file to read
                 continue
             size = int(header[2])
-            found[path] = out[offset:offset + size]
+            found.append(out[offset:offset + size])
             offset += size + 1
         return found
 
@@ -194,8 +215,11 @@ class GitRepo:
         `source`: None searches the work tree, "" the index, anything else that commit.
         Tracked files only, so .gitignore'd and untracked files are never read.
         """
-        args = ["grep", "-n", "-I", "--null", "--no-color", "-F", *(["-w"] if word else []),
-                "-e", needle]
+        # `-I` (and grep's own "Binary file matches") follow the repository's `-diff` and
+        # `binary` attributes, which would hide any file from the search: every file is
+        # searched as text, and a hit whose line holds a NUL byte (binary content) is left out.
+        args = ["grep", "-n", "--text", "--null", "--no-color", "-F",
+                *(["-w"] if word else []), "-e", needle]
         if source == "":
             args.append("--cached")
         elif source:
@@ -205,7 +229,7 @@ class GitRepo:
         hits: list[tuple[str, int, str]] = []
         for row in out.decode("utf-8", "replace").split("\n"):
             parts = row.split("\0", 2)
-            if len(parts) == 3 and parts[1].isdigit():
+            if len(parts) == 3 and parts[1].isdigit() and "\0" not in parts[2]:
                 path = parts[0].removeprefix(prefix) if prefix else parts[0]
                 hits.append((path, int(parts[1]), parts[2].rstrip("\r")))
         return hits
@@ -227,6 +251,15 @@ class GitRepo:
             return False
         out = self.run(["ls-files", "-z", "--", str(relative)], ok_codes=(0, 128))
         return bool(out)
+
+    def attribute(self, name: str, paths: Sequence[str]) -> dict[str, str]:
+        """The value of one attribute for each path, as the work tree's attributes give it
+        ("unspecified", "set", "unset" or the value)."""
+        if not paths:
+            return {}
+        out = self.run(["check-attr", "-z", name, "--", *paths])
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        return {fields[i]: fields[i + 2] for i in range(0, len(fields) - 2, 3)}
 
     def read_worktree(self, path: str) -> bytes | None:
         """A file from the working tree as git would store it: a regular file's bytes, a

@@ -86,3 +86,18 @@ def test_a_repository_another_user_owns_gets_gits_fix(repo: GitFixture) -> None:
     with pytest.raises(GitError, match="dubious ownership") as caught:
         open_repo(repo.root)
     assert f"git config --global --add safe.directory {repo.root}" in str(caught.value)
+
+
+@pytest.mark.parametrize("source", [None, "", "HEAD"], ids=["work tree", "index", "commit"])
+def test_grep_searches_files_the_attributes_call_binary(repo: GitFixture,
+                                                        source: str | None) -> None:
+    """The repository's `-diff` or `binary` attributes cannot hide a definition from the
+    context search; a line of real binary content (a NUL byte) is never a hit."""
+    repo.write(".gitattributes", "*.py -diff\nlegacy/* binary\n")
+    repo.write("lib.py", "def helper():\n    return 1\n")
+    repo.write("legacy/util.js", "function helper() {}\n")
+    repo.write("blob.bin", b"helper\0\x01\x02\n")
+    repo.commit()
+    found = open_repo(repo.root).grep("helper", source)
+    assert sorted(found) == [("legacy/util.js", 1, "function helper() {}"),
+                             ("lib.py", 1, "def helper():")]
