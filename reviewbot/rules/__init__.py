@@ -152,9 +152,8 @@ def _check_change(change: FileChange, config: Config) -> _Checked:
         # A new file's hunk holds every definition line already.
         if any(unit.patch_type != "add" for unit in change.units):
             headers = definition_headers(change.python_tree, change.new_text)
-        if change.python_error and not change.tags & (SECRETS_ONLY_TAGS | {IGNORED}):
-            notes.append(f"{change.path} is not Python 3 that parses "
-                         f"({change.python_error}): checked with line patterns only")
+        if not change.tags & (SECRETS_ONLY_TAGS | {IGNORED}):
+            notes += python_ast.python_notes(change)
     by_unit: dict[str, list[Finding]] = {}
     for finding in findings:
         by_unit.setdefault(finding.unit_id or "", []).append(finding)

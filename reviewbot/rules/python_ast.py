@@ -19,6 +19,7 @@ from typing import Literal, cast
 import msgspec
 
 from reviewbot.code.lexical import is_comment
+from reviewbot.code.newer_python import NewerModule, running, version
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
@@ -272,13 +273,23 @@ def is_const(node: ast.expr | None, value: object) -> bool:
 
 
 class LinePattern(msgspec.Struct, frozen=True):
-    """What a rule still sees in Python that does not parse (Python 2, a file mid-edit)."""
+    """What a rule still sees on a line of Python it cannot follow (Python 2, a file
+    mid-edit, a line the newer-syntax rewrite had to leave out)."""
 
     pattern: re.Pattern[str]
     message: str
     # Without a tree a pattern cannot see where a value comes from: info unless the
     # pattern itself shows the danger.
     severity: Severity = "info"
+    # When the same line also passes an f-string with a value in it: the evidence the tree
+    # rule rates (a formatted command through a shell) is all on the line, and so is its
+    # severity, whatever else in the file does not parse.
+    formatted: Severity | None = None
+
+
+# An f-string with a replacement field (`{{` is a brace, not a field), up to its quote.
+_FORMATTED = re.compile(r"(?<![\w'\"])[rR]?[fF][rR]?(?P<q>['\"])(?:(?!(?P=q))[^{])*"
+                        r"(?:\{\{(?:(?!(?P=q))[^{])*)*\{(?!\{)")
 
 
 class AstRule(RuleBase, frozen=True):
@@ -291,7 +302,7 @@ class AstRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         parsed = python_file(change)
         if parsed is None:
-            yield from self._line_patterns(change)
+            yield from self._line_patterns(change, change.pattern_lines)
             return
         changed = change.added_by_line
         for node, severity, message, suggestion in self.finder(parsed):
@@ -300,23 +311,54 @@ class AstRule(RuleBase, frozen=True):
             if any(n in changed for n in range(start, end + 1)):
                 yield Hit(rule_id=self.id, line=start, end_line=end, severity=severity,
                           message=message, suggestion=suggestion)
+        # Lines of newer syntax the rewrite could not carry over: their code is not in the
+        # tree, so patterns read them.
+        unfollowed = unfollowed_lines(change.python_tree)
+        if unfollowed:
+            yield from self._line_patterns(change, {n: t for n, t in change.pattern_lines.items()
+                                                    if n in unfollowed})
 
-    def _line_patterns(self, change: FileChange) -> Iterator[Hit]:
+    def _line_patterns(self, change: FileChange, lines: dict[int, str]) -> Iterator[Hit]:
         """Without a tree, patterns on the added lines."""
         if change.new_text is None:
             return
-        for number, text in change.added_by_line.items():
+        for number, text in lines.items():
             if is_comment(text, "python"):
                 continue
             found = next((p for p in self.fallback if p.pattern.search(text)), None)
             if found is not None:
-                yield Hit(rule_id=self.id, line=number, severity=found.severity,
+                severity = (found.formatted if found.formatted and _FORMATTED.search(text)
+                            else found.severity)
+                yield Hit(rule_id=self.id, line=number, severity=severity,
                           message=found.message + " (line pattern: the file does not parse)",
                           suggestion="")
 
 
-def line_pattern(pattern: str, message: str, severity: Severity = "info") -> LinePattern:
-    return LinePattern(re.compile(pattern), message, severity)
+def unfollowed_lines(tree: ast.Module | None) -> frozenset[int]:
+    """The lines of a file read through the newer-syntax rewrite that it could not follow."""
+    return frozenset(tree.unfollowed) if isinstance(tree, NewerModule) else frozenset()
+
+
+def python_notes(change: FileChange) -> list[str]:
+    """What the run should know about how a Python file was read: why it does not parse
+    (newer syntax, Python 2, not valid Python), or which lines of newer syntax the rewrite
+    could not follow."""
+    if change.python_error:
+        return [f"{change.path} {change.python_error}: checked with line patterns only"]
+    tree = change.python_tree
+    unfollowed = sorted(unfollowed_lines(tree))
+    if not isinstance(tree, NewerModule) or not unfollowed:
+        return []
+    return [f"{change.path} uses Python {version(tree.constructs)} syntax "
+            f"({', '.join(tree.constructs)}) that Python {running()} cannot parse: read "
+            f"through a rewrite, and line{'s' if len(unfollowed) > 1 else ''} "
+            f"{', '.join(map(str, unfollowed))} (code the rewrite cannot carry over) checked "
+            "with line patterns only"]
+
+
+def line_pattern(pattern: str, message: str, severity: Severity = "info",
+                 formatted: Severity | None = None) -> LinePattern:
+    return LinePattern(re.compile(pattern), message, severity, formatted)
 
 
 # Where a value may come from, when it is outside the program's control.

@@ -1029,7 +1029,7 @@ RULES = (
          _shell_injection,
          (line_pattern(r"\b(os\.(system|popen)|commands\.getoutput)\s*\((?!\s*(['\"])[^'\"]*\3"
                        r"\s*\))|shell\s*=\s*True", "A command is run through a shell.",
-                       "warning"),), levels=("info", "warning", "error")),
+                       "warning", formatted="error"),), levels=("info", "warning", "error")),
     rule("python.option-injection", "Input read as a command's option", "warning", "security",
          "A value starting with `-` is an option to git, hg, ssh and the like, and some "
          "options run commands.", _option_injection, levels=("info", "warning")),
