@@ -11,13 +11,14 @@ Real PyGithub points at it with `base_url`; every `url` in its answers points ba
   on lines of the pull request's diff (and a range within one hunk); one pending review per
   user and pull request, which also refuses a submitted review while one is pending; a
   pending review is seen by its author only and only it can be deleted; a comment is edited
-  by its author only; pages with Link headers. Its error bodies are GitHub's (message,
+  or deleted by its author only; pages with Link headers. Its error bodies are GitHub's (message,
   errors, documentation_url, status).
 - It answers faults when told: a read-only token; a token with no `/user` (a GitHub App
   installation token); `faults`, matched by method and path, each a status with GitHub's
   headers (a primary or secondary rate limit, a 5xx, a 422 "submitted too quickly") or a
   dropped connection, before or after the write is stored.
-- It records every request and write.
+- It records every request and write; `before_write` runs scripted actions as a write arrives
+  (another run of the workflow writing at the same moment).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import re
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -101,6 +103,8 @@ class FakeGitHub:
     fork: bool = False
     # Review comments on the repository's other pull requests.
     other_comments: list[dict[str, Any]] = field(default_factory=list)
+    # Called with (method, path) as each write arrives, before it is answered.
+    before_write: list[Callable[[str, str], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -171,6 +175,21 @@ class FakeGitHub:
             self.issue_comments.append(comment)
         return comment
 
+    def add_own_comment(self, body: str, *, in_reply_to: int | None = None) -> dict[str, Any]:
+        """A comment by the token's user written by someone else's request (another run of
+        the same workflow): a reply in the thread of `in_reply_to`, else an issue comment."""
+        if in_reply_to is None:
+            comment = self._issue_comment(body, self._me())
+            self.issue_comments.append(comment)
+            return comment
+        target = self._review_comment_by_id(in_reply_to)
+        assert target is not None
+        comment = self._review_comment({"path": target["path"], "line": target.get("line"),
+                                        "side": "RIGHT", "body": body,
+                                        "in_reply_to_id": in_reply_to}, self._me(), 0)
+        self.review_comments.append(comment)
+        return comment
+
     def add_other_comment(self, number: int, body: str, path: str) -> None:
         """A comment by the token's user on another pull request of the repository."""
         comment = self._review_comment({"path": path, "line": 1, "body": body,
@@ -202,7 +221,7 @@ class FakeGitHub:
             if fault is not None and fault.drop:
                 handler.close_connection = True
                 return
-            data = json.dumps(payload).encode()
+            data = b"" if status == 204 else json.dumps(payload).encode()
             self.violations += refused or contract.check_response(
                 method, parts.path, query, raw, status, data)
         handler.send_response(status)
@@ -226,6 +245,8 @@ class FakeGitHub:
                 fault: Fault | None) -> Answer:
         if method != "GET":
             self.writes.append(Write(method, path, body))
+            for action in self.before_write:
+                action(method, path)
             if self.read_only:
                 return _error(403, "Resource not accessible by integration")
         if fault is not None and not fault.stored and not fault.drop:
@@ -262,19 +283,26 @@ class FakeGitHub:
                 return action(query, body)  # type: ignore[no-any-return]
         if method == "DELETE" and (m := re.fullmatch(rf"{pull}/reviews/(\d+)", path)):
             return self._delete_review(int(m.group(1)))
-        if method == "PATCH" and (m := re.fullmatch(rf"{repo}/issues/comments/(\d+)", path)):
-            return self._edit(self.issue_comments, int(m.group(1)), body, "IssueComment")
-        if method == "PATCH" and (m := re.fullmatch(rf"{repo}/pulls/comments/(\d+)", path)):
-            return self._edit(self.review_comments, int(m.group(1)), body,
-                              "PullRequestReviewComment")
-        if method == "GET" and (m := re.fullmatch(rf"{repo}/pulls/comments/(\d+)", path)):
-            found = self._review_comment_by_id(int(m.group(1)))
-            return (200, found, {}) if found else _error(404, "Not Found")
+        if m := re.fullmatch(rf"{repo}/(issues|pulls)/comments/(\d+)", path):
+            return self._comment_route(method, m.group(1), int(m.group(2)), body)
         if method == "POST" and (m := re.fullmatch(rf"{pull}/comments/(\d+)/replies", path)):
             return self._reply(int(m.group(1)), body)
         if method == "GET" and (m := re.fullmatch(rf"{repo}/collaborators/([^/]+)/permission",
                                                   path)):
             return self._permission(m.group(1))
+        return _error(404, "Not Found")
+
+    def _comment_route(self, method: str, kind: str, cid: int, body: dict[str, Any]) -> Answer:
+        """One comment by its id: an issue comment, or a review comment ("pulls")."""
+        comments = self.issue_comments if kind == "issues" else self.review_comments
+        if method == "PATCH":
+            return self._edit(comments, cid, body, "IssueComment" if kind == "issues"
+                              else "PullRequestReviewComment")
+        if method == "DELETE":
+            return self._delete(comments, cid)
+        if method == "GET" and kind == "pulls":
+            found = self._review_comment_by_id(cid)
+            return (200, found, {}) if found else _error(404, "Not Found")
         return _error(404, "Not Found")
 
     # --- objects, with every field GitHub's schemas require -------------------------------
@@ -496,6 +524,17 @@ class FakeGitHub:
                 comment["body"] = body["body"]
                 comment["updated_at"] = _now()
                 return 200, comment, {}
+        return _error(404, "Not Found")
+
+
+    def _delete(self, comments: list[dict[str, Any]], cid: int) -> Answer:
+        for comment in comments:
+            if comment["id"] == cid:
+                if comment["user"]["login"] != self.login:
+                    return _error(403, "You must have admin rights to the repository or be "
+                                       "the author of this comment.")
+                comments.remove(comment)
+                return 204, None, {}
         return _error(404, "Not Found")
 
 

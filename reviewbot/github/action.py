@@ -21,7 +21,13 @@ from typing import TypeVar
 
 from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
-from reviewbot.github.poster import Poster, PostingFailed, PostResult, ReadOnlyToken
+from reviewbot.github.poster import (
+    DEFAULT_BOT_LOGIN,
+    Poster,
+    PostingFailed,
+    PostResult,
+    ReadOnlyToken,
+)
 from reviewbot.report import ReportInput, render
 from reviewbot.schema import ChangeRequest
 
@@ -49,13 +55,19 @@ def token_of(env: Mapping[str, str]) -> str:
     return env.get("REVIEWBOT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN") or ""
 
 
+def bot_login_of(env: Mapping[str, str]) -> str:
+    """Who reviewbot writes as when its token cannot read `/user`: the workflow's word (the
+    action's bot-login input), else the Actions token's bot."""
+    return (env.get("REVIEWBOT_BOT_LOGIN") or "").strip() or DEFAULT_BOT_LOGIN
+
+
 def new_poster(event: PullRequestEvent, token: str, max_comments: int, notice: Notice,
-               redact: Callable[[str], str]) -> Poster:
+               redact: Callable[[str], str], bot_login: str = DEFAULT_BOT_LOGIN) -> Poster:
     if importlib.util.find_spec("github") is None:
         raise UsageError("--mode github posts reviews with PyGithub, which is not "
                          "installed: `pip install 'reviewbot[github]'` (the action "
                          "installs it), or pass --reporter summary.")
-    return Poster(token=token, event=event, max_comments=max_comments,
+    return Poster(token=token, event=event, max_comments=max_comments, bot_login=bot_login,
                   seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
                   seconds_between_writes=SECONDS_BETWEEN_WRITES, redact=redact, notice=notice)
 
@@ -77,7 +89,7 @@ def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, max_
             run_notes.append("no GitHub token (the github-token input, or GITHUB_TOKEN): "
                              "the findings are in the job summary and the SARIF file")
         else:
-            poster = new_poster(event, token, max_comments, notice, redact)
+            poster = new_poster(event, token, max_comments, notice, redact, bot_login_of(env))
     for note in run_notes:
         notice(note)
     request = ChangeRequest(mode="pr", base=event.base_sha, head=event.head_sha,

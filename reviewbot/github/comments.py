@@ -1,8 +1,12 @@
 """The text of what reviewbot posts on a pull request: an inline comment per finding, and one
-summary comment. Each carries a hidden marker, so a later run finds its own comments: the
-finding's fingerprint, or the summary with the head commit it reviewed. Every body fits
-GitHub's 65,536 characters: the summary lists what could not go on a line by severity as far
-as it fits and counts the rest; a suggestion is posted whole or not at all."""
+summary comment. Every body ends with a hidden marker on a line of its own, so a later run
+finds its own comments: the finding's fingerprint, the summary with the head commit it
+reviewed, or the comment an answer answers. A marker counts only as the body's last line, in
+exactly the form reviewbot writes, on a comment reviewbot wrote (`Poster` checks the author):
+marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
+reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
+characters: the summary lists what could not go on a line by severity as far as it fits and
+counts the rest; a suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 
@@ -11,10 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewbot.report import ReportInput, display_path
-from reviewbot.report.markup import code_block, inline_code
+from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
-from reviewbot.terminal import visible
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 # GitHub refuses a comment or review body longer than this (characters).
@@ -29,6 +32,39 @@ FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolve
 # reviewbot's answer to a comment, so that a re-run of the same event answers once.
 REPLY = re.compile(r"<!-- reviewbot:reply to=(?P<id>\d+) -->")
 SUMMARY = re.compile(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
+# A review's own body, with the nonce of the write that created it.
+REVIEW = re.compile(r"<!-- reviewbot:review (?P<nonce>[0-9a-f]+) -->")
+_MARKERS = (FINGERPRINT, REPLY, SUMMARY, REVIEW)
+
+
+def last_line(body: str | None) -> str:
+    return (body or "").rsplit("\n", 1)[-1]
+
+
+def finding_marker(body: str | None) -> re.Match[str] | None:
+    """The fingerprint marker of a finding's comment: its last line, exactly."""
+    return FINGERPRINT.fullmatch(last_line(body))
+
+
+def reply_marker(body: str | None) -> int | None:
+    """The comment an answer answers (its last line), or None."""
+    match = REPLY.fullmatch(last_line(body))
+    return int(match["id"]) if match else None
+
+
+def summary_marker(body: str | None) -> bool:
+    return SUMMARY.fullmatch(last_line(body)) is not None
+
+
+def review_marker(body: str | None) -> str | None:
+    match = REVIEW.fullmatch(last_line(body))
+    return match["nonce"] if match else None
+
+
+def marked(body: str | None) -> bool:
+    """Whether the body ends with one of reviewbot's markers (whoever wrote it)."""
+    line = last_line(body)
+    return any(marker.fullmatch(line) for marker in _MARKERS)
 
 
 @dataclass(frozen=True)
@@ -39,24 +75,19 @@ class Placed:
     reason: str
 
 
-def neutral(text: str) -> str:
-    """Untrusted text (a model's words, a file name) for a comment: no @-mentions that ping
-    people, no HTML comments that could forge reviewbot's markers, no control characters or
-    bidi overrides."""
-    return visible(text).replace("@", "@\u200b").replace("<!--", "&lt;!--")
-
-
 def finding_body(finding: Finding, fingerprint: str) -> str:
-    parts = [f"{ICON[finding.severity]} **{finding.severity}** {neutral(finding.title)} "
-             f"(`{finding.rule_id}`)", "", neutral(finding.message)]
-    if finding.suggestion:
-        parts += ["", f"Fix: {neutral(finding.suggestion)}"]
+    parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
+             f"(`{finding.rule_id}`)", "", inert(finding.message)]
+    if finding.suggestion:  # the model's words: never a suggestion block (only the checked fix)
+        parts += ["", f"Fix: {inert(finding.suggestion)}"]
     source = "the review model (checked against the diff)" if finding.source == "model" \
         else "a rule"
     tail = ["", f"<sub>reviewbot, from {source}</sub>",
             f"<!-- reviewbot:fp={fingerprint} rule={finding.rule_id} -->"]
     if finding.replacement is not None:
         # "Commit suggestion" writes the block into the code: it is the whole fix or nothing.
+        # The fix is verbatim (it is committed as shown); its fence is longer than any
+        # backtick run in it, and marker text in it is not the body's last line.
         block = code_block(finding.replacement.split("\n"), "suggestion", indent="")
         if len("\n".join([*parts, "", block, *tail])) <= MAX_BODY - _MARGIN:
             parts += ["", block]
@@ -74,17 +105,19 @@ def resolved_body(body: str, head_sha: str) -> str:
 
 def dismissed_body(body: str, login: str, reason: str) -> str:
     """A finding's comment dismissed by someone with write access, with their reason."""
-    why = f": {neutral(reason)}" if reason else " (no reason given)"
-    return (f"🚫 **Dismissed** by {neutral('@' + login)}{why}. reviewbot will not post it "
+    why = f": {inert_line(reason)}" if reason else " (no reason given)"
+    return (f"🚫 **Dismissed** by {inert_line('@' + login)}{why}. reviewbot will not post it "
             f"again on this pull request.\n\n{_with_state(body, ';dismissed')}")
 
 
 def _with_state(body: str, state: str) -> str:
-    def marked(match: re.Match[str]) -> str:
-        rule = f" rule={match.group('rule')}" if match.group("rule") else ""
-        return f"<!-- reviewbot:fp={match.group('fp')}{state}{rule} -->"
-
-    return FINGERPRINT.sub(marked, body)
+    """The body with its marker (the last line, only) in the new state."""
+    match = finding_marker(body)
+    if match is None:
+        return body
+    rule = f" rule={match['rule']}" if match["rule"] else ""
+    head = body[:len(body) - len(match[0])]
+    return f"{head}<!-- reviewbot:fp={match['fp']}{state}{rule} -->"
 
 
 def reply_body(text: str, to_comment: int) -> str:
@@ -92,10 +125,15 @@ def reply_body(text: str, to_comment: int) -> str:
     return f"{text}\n\n<!-- reviewbot:reply to={to_comment} -->"
 
 
+def review_body(count: int, nonce: str) -> str:
+    return (f"reviewbot: {count} findings on the lines below; the summary comment has the "
+            f"rest.\n\n<!-- reviewbot:review {nonce} -->")
+
+
 def explanation(finding: Finding, data: ReportInput) -> str:
     """Why a finding is a problem, without a model: the rule's reasoning, the code it is
     about and the fix."""
-    parts = [f"{ICON[finding.severity]} **{finding.severity}** {neutral(finding.title)} "
+    parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
              f"(`{finding.rule_id}`), {inline_code(display_path(finding.file_path))} "
              f"line {finding.start_line}" +
              (f"-{finding.end_line}" if finding.end_line != finding.start_line else ""), ""]
@@ -103,13 +141,13 @@ def explanation(finding: Finding, data: ReportInput) -> str:
     if finding.source == "model":
         parts += ["Found by the review model; its quoted code was checked against the diff."]
     elif rule is not None:
-        parts += [f"**Why:** {neutral(rule.rationale)}"]
-    parts += ["", f"**What:** {neutral(finding.message)}"]
+        parts += [f"**Why:** {inert(rule.rationale)}"]
+    parts += ["", f"**What:** {inert(finding.message)}"]
     code = data.code_of(finding)
     if code:
-        parts += ["", "**The code:**", code_block(code, "", indent="")]
+        parts += ["", "**The code:**", quoted_code(code)]
     if finding.suggestion:
-        parts += ["", f"**Fix:** {neutral(finding.suggestion)}"]
+        parts += ["", f"**Fix:** {inert(finding.suggestion)}"]
     parts += ["", "To dismiss it on this pull request: reply `/reviewbot ignore <reason>`."]
     return "\n".join(parts)
 
@@ -141,7 +179,7 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
     lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
                  f"{facts.resolved} earlier comments resolved{dismissed}.")
-    lines += [f"> {neutral(note)}" for note in facts.notes]
+    lines += [f"> {inert_line(note)}" for note in facts.notes]
     marker = ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
     if facts.elsewhere:
         lines += ["", "### Not on a line of the diff", ""]
@@ -177,4 +215,5 @@ def _summary_item(placed: Placed) -> str:
     f = placed.finding
     span = f"L{f.start_line}" if f.start_line == f.end_line else f"L{f.start_line}-L{f.end_line}"
     return (f"- {ICON[f.severity]} **{f.severity}** {inline_code(display_path(f.file_path))} "
-            f"{span} {neutral(f.title)} (`{f.rule_id}`; {placed.reason}): {neutral(f.message)}")
+            f"{span} {inert_line(f.title)} (`{f.rule_id}`; {placed.reason}): "
+            f"{inert_line(f.message)}")

@@ -1,10 +1,12 @@
 """Answer someone who talks to reviewbot on a pull request (a comment event).
 
 Who may: people with write access to the repository (GitHub's permission API); anyone else
-gets one short answer and no action. Bots, reviewbot itself included, are never answered. A
-comment is untrusted text: only its `/reviewbot` line is read (`commands.parse`), and a
-dismissal's reason is shown back inert; nothing in it reaches endpoints, keys, limits, tools
-or exit codes.
+gets one short answer and no action. Bots are never answered, and neither is a comment
+reviewbot wrote, whatever the token (with a person's token reviewbot's comments are that
+person's: they are known by reviewbot's login and marker, `Poster.wrote`). A comment is
+untrusted text: only its `/reviewbot` line is read (`commands.parse`), and whatever of it is
+shown back (a reason, an unknown word) is inert; nothing in it reaches endpoints, keys,
+limits, tools or exit codes.
 
 `help` and a refusal are answered here. `review`, `explain` and `ignore` need the review or
 the repository's config (read at the base): `start` hands them back to the command line as a
@@ -21,17 +23,19 @@ from typing import Any
 from reviewbot.github.action import (
     FAILED,
     Notice,
+    bot_login_of,
     guarded,
     new_poster,
     token_of,
 )
 from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
-from reviewbot.github.comments import FINGERPRINT, explanation, neutral
+from reviewbot.github.comments import explanation, finding_marker
 from reviewbot.github.dismissals import proposal
 from reviewbot.github.event import CommentEvent, PullRequestEvent
 from reviewbot.github.poster import Poster
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
+from reviewbot.report.markup import inert, inline_code
 from reviewbot.review.answer import EXPLAIN, MAX_ANSWER_CHARS, Ask
 
 NOT_ALLOWED = ("Only people with write access to this repository can ask reviewbot to act. "
@@ -88,7 +92,8 @@ def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice
         number=event.number, base_sha="", head_sha="", base_ref="",
         repository=event.repository, from_fork=False, api_url=event.api_url,
         event_name=event.event_name)
-    poster = new_poster(event.pull or placeholder, token, max_comments, notice, redact)
+    poster = new_poster(event.pull or placeholder, token, max_comments, notice, redact,
+                        bot_login_of(env))
     found = guarded(notice, "answering the comment",
                     lambda: _triage(event, command, poster, env, notice), elsewhere="")
     if found is FAILED:
@@ -102,6 +107,9 @@ def _triage(event: CommentEvent, command: Command, poster: Poster,
             env: Mapping[str, str], notice: Notice) -> Talk | Answered:
     comment = event.comment
     pull = poster.pull_event(env, event.event_name)
+    if poster.wrote(comment):
+        notice("the comment is reviewbot's own: reviewbot never answers itself")
+        return Answered()
     question = command.name == "question"
     if not poster.may_command(comment):
         if question:  # a reply in a thread is not a command: no refusal either
@@ -110,7 +118,8 @@ def _triage(event: CommentEvent, command: Command, poster: Poster,
             poster.reply(comment, NOT_ALLOWED)
         return Answered()
     if command.name == "unknown":
-        poster.reply(comment, f"reviewbot has no command `{command.word}`.\n\n{HELP}")
+        poster.reply(comment, f"reviewbot has no command {inline_code(command.word)}.\n\n"
+                              f"{HELP}")
         return Answered()
     if command.name == "help":
         poster.reply(comment, HELP)
@@ -135,7 +144,7 @@ def dismiss(talk: Talk, threshold: int, notice: Notice) -> bool:
         if not talk.poster.dismiss(root, comment.login, talk.command.argument):
             return talk.poster.reply(comment, "This finding was already dismissed.")
         text = "Dismissed: reviewbot will not post this finding again on this pull request."
-        match = FINGERPRINT.search(root.body or "")
+        match = finding_marker(root.body)
         rule = match.group("rule") if match else None
         if rule and threshold > 0:
             found = proposal(talk.poster.repository_dismissals(), rule, root.path, threshold)
@@ -162,7 +171,7 @@ def explain(talk: Talk, data: ReportInput, notice: Notice, ask: Ask | None = Non
     reports under the replied-to comment's fingerprint: by the model when `ask` is given
     (there is one), else, for `explain`, from the rule (False: the answer failed)."""
     question = talk.command.name == "question"
-    match = FINGERPRINT.search(talk.root.body or "") if talk.root is not None else None
+    match = finding_marker(talk.root.body) if talk.root is not None else None
     wanted = match.group("fp") if match else ""
     finding = next((f for f in data.report.findings if fingerprint(data, f) == wanted), None)
     if finding is None:
@@ -188,5 +197,5 @@ def explain(talk: Talk, data: ReportInput, notice: Notice, ask: Ask | None = Non
 
 def _from_model(text: str) -> str:
     """A model's answer, as untrusted as any: clipped, inert, and said to be the model's."""
-    return (f"{neutral(text[:MAX_ANSWER_CHARS])}\n\n<sub>Answered by reviewbot's review model "
+    return (f"{inert(text[:MAX_ANSWER_CHARS])}\n\n<sub>Answered by reviewbot's review model "
             "from the code it read; it can be wrong.</sub>")

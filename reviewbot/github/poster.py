@@ -4,12 +4,15 @@
   range with `start_line`), a checked fix as a ```suggestion block (whole, or not at all),
   and one summary comment (counts, coverage, every finding that could not go on a line, with
   the reason), each within GitHub's 65,536 characters.
-- Idempotent: comments carry hidden fingerprints, and the bot's own comments are recognised by
-  their markers *and* their author: the token's login when GitHub tells it (`GET /user`), else
-  a bot account (the Actions token and App installation tokens cannot read `/user`), and from
-  the first write on, the author GitHub names on it. A re-run posts only new findings, edits
-  its summary in place, and marks an earlier comment "Resolved" only when its finding is gone
-  from the pull request as it now stands (REST cannot resolve a thread: the comment says so).
+- Idempotent: comments carry hidden markers (their last line), and the bot's own comments are
+  recognised by their markers *and* their author: the token's login when GitHub tells it
+  (`GET /user`), else the login the workflow names (`bot_login`: the Actions token writes as
+  `github-actions[bot]`; an App installation token as its App's bot), and every write's
+  author must be that login. No other account, bot or not, is ever taken for reviewbot. A
+  re-run posts only new findings, edits its summary in place, and marks an earlier comment
+  "Resolved" only when its finding is gone from the pull request as it now stands (REST cannot
+  resolve a thread: the comment says so). An answer to a comment is written once even when
+  two runs of the same event answer at once: the later one deletes its own.
 - Nothing is lost or doubled when GitHub says no. GitHub's 422s are told apart by their
   documented messages: lines outside the diff (every comment is checked against the pull
   request's patches first; the ones GitHub still refuses are found by halves in pending
@@ -23,6 +26,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import time
@@ -32,17 +36,20 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from reviewbot.github.comments import (
-    FINGERPRINT,
     MAX_BODY,
-    REPLY,
-    SUMMARY,
     Placed,
     SummaryFacts,
     dismissed_body,
     finding_body,
+    finding_marker,
+    marked,
     reply_body,
+    reply_marker,
     resolved_body,
+    review_body,
+    review_marker,
     summary_body,
+    summary_marker,
 )
 from reviewbot.github.dismissals import MAX_COMMENTS_READ, Dismissal
 from reviewbot.github.event import PullComment, PullRequestEvent, pull_event
@@ -56,6 +63,9 @@ if TYPE_CHECKING:
     from github.Repository import Repository
 
 T = TypeVar("T")
+# Who the Actions token writes as; a workflow with another token that cannot read `/user` (a
+# GitHub App's) names its bot instead (the action's `bot-login` input).
+DEFAULT_BOT_LOGIN = "github-actions[bot]"
 WRITE_ATTEMPTS = 4
 # 5xx and lost connections: 1, 2, 4 s. GETs are retried by PyGithub with its own backoff.
 BACKOFF_S = 1.0
@@ -83,6 +93,10 @@ class ReadOnlyToken(Exception):
 
 class PostingFailed(Exception):
     """GitHub kept refusing or failing a write; the findings are in the SARIF file."""
+
+
+class NotReviewbot(PostingFailed):
+    """A write came back under another login than the one reviewbot takes for itself."""
 
 
 class NotFound(PostingFailed):
@@ -141,10 +155,11 @@ class Poster:
     sleep: Callable[[float], None] = time.sleep
     redact: Callable[[str], str] = lambda text: text
     notice: Callable[[str], None] = lambda message: None
+    # Who reviewbot is when the token cannot read `/user`: the workflow says (trusted).
+    bot_login: str = DEFAULT_BOT_LOGIN
     _pull: PullRequest | None = None
     _repo: Repository | None = None
-    # The token's login: from /user, else learned from the first write (None until then:
-    # only a bot account's markers count as ours).
+    # The token's login: from /user, else `bot_login` (set by connect).
     _login: str | None = None
     _waited: float = 0.0
     _probes: int = 0
@@ -167,7 +182,7 @@ class Poster:
         except GithubException as exc:
             if exc.status not in (401, 403):
                 raise
-            self._login = None  # an installation token (Actions, an App): learned on writing
+            self._login = self.bot_login  # an installation token (Actions, an App)
 
     @property
     def pull(self) -> PullRequest:
@@ -265,21 +280,20 @@ class Poster:
         commit = github.Commit.Commit(self._repo.requester,
                                       attributes={"sha": self.event.head_sha}, completed=True)
         nonce = secrets.token_hex(6)
-        body = (f"reviewbot: {len(comments)} findings on the lines below; the summary comment "
-                f"has the rest.\n\n<!-- reviewbot:review {nonce} -->")
+        body = review_body(len(comments), nonce)
         kwargs: dict[str, Any] = {"commit": commit, "body": body,
                                   "comments": [c.to_api() for c in comments]}
         if event is not None:
             kwargs["event"] = event
         review = self._write(lambda: self.pull.create_review(**kwargs),
                              happened=partial(self._review_with, nonce))
-        self._learn_login(review.user.login)
+        self._confirm_author(review.user.login)
         return review
 
     def _review_with(self, nonce: str) -> Any:
         """The review a write with this nonce created, if GitHub stored it after all."""
         for review in self.pull.get_reviews():
-            if nonce in (review.body or "") and self._is_ours(review.user):
+            if review_marker(review.body) == nonce and self._is_ours(review.user):
                 return review
         return None
 
@@ -301,14 +315,32 @@ class Poster:
 
     # --- earlier comments and the summary ----------------------------------------------
 
-    def _is_ours(self, user: Any) -> bool:
-        if self._login is not None:
-            return bool(user.login == self._login)
-        return bool(user.type == "Bot")
-
-    def _learn_login(self, login: str) -> None:
+    @property
+    def login(self) -> str:
+        """Who reviewbot is on GitHub (the token's login, or the workflow's bot_login)."""
         if self._login is None:
-            self._login = login
+            self.connect()
+        assert self._login is not None  # noqa: S101 (connect sets it or raises)
+        return self._login
+
+    def _is_ours(self, user: Any) -> bool:
+        """By login only: an account's type says nothing (any App is a Bot)."""
+        return bool(user is not None and user.login == self.login)
+
+    def wrote(self, comment: PullComment) -> bool:
+        """Whether reviewbot wrote this comment: its author is reviewbot's login and it ends
+        with one of reviewbot's markers (with a person's token, the same person's own
+        comments are theirs)."""
+        return comment.login == self.login and marked(comment.body)
+
+    def _confirm_author(self, login: str) -> None:
+        """Every write's author must be the login reviewbot takes for itself: otherwise its
+        comments would not be known as its own on the next run."""
+        if login != self.login:
+            raise NotReviewbot(
+                f"GitHub wrote reviewbot's comment as {login!r}, but reviewbot takes itself "
+                f"for {self.login!r}: the token cannot read /user, so set the action's "
+                f"bot-login input (REVIEWBOT_BOT_LOGIN) to {login!r}")
 
     def _our_review_comments(self) -> tuple[dict[str, Any], set[str]]:
         """fingerprint -> this bot's open (not resolved, not dismissed) review comment, and
@@ -316,7 +348,7 @@ class Poster:
         ours: dict[str, Any] = {}
         dismissed: set[str] = set()
         for comment in self.pull.get_review_comments():
-            match = FINGERPRINT.search(comment.body or "")
+            match = finding_marker(comment.body)
             if not (match and self._is_ours(comment.user)):
                 continue
             if match.group("state") == ";dismissed":
@@ -335,7 +367,7 @@ class Poster:
 
     def _summary_comment(self) -> Any:
         for comment in self.pull.get_issue_comments():
-            if SUMMARY.search(comment.body or "") and self._is_ours(comment.user):
+            if summary_marker(comment.body) and self._is_ours(comment.user):
                 return comment
         return None
 
@@ -346,7 +378,7 @@ class Poster:
             return str(existing.html_url)
         created = self._write(lambda: self.pull.create_issue_comment(body),
                               happened=self._summary_comment)
-        self._learn_login(created.user.login)
+        self._confirm_author(created.user.login)
         return str(created.html_url)
 
     # --- conversation ------------------------------------------------------------------
@@ -387,12 +419,12 @@ class Poster:
             if exc.status == 404:
                 return None
             raise
-        mine = self._is_ours(root.user) and FINGERPRINT.search(root.body or "")
+        mine = self._is_ours(root.user) and finding_marker(root.body) is not None
         return root if mine else None
 
     def dismiss(self, root: Any, login: str, reason: str) -> bool:
         """Mark a finding's comment dismissed (False: it already was)."""
-        match = FINGERPRINT.search(root.body or "")
+        match = finding_marker(root.body)
         if match is None or match.group("state") == ";dismissed":
             return False
         body = self.redact(dismissed_body(root.body, login, reason))
@@ -406,7 +438,7 @@ class Poster:
         found: list[Dismissal] = []
         listed = self._repo.get_pulls_comments(sort="updated", direction="desc")
         for comment in itertools.islice(listed, MAX_COMMENTS_READ):
-            match = FINGERPRINT.search(comment.body or "")
+            match = finding_marker(comment.body)
             if not (match and match.group("state") == ";dismissed" and match.group("rule")
                     and self._is_ours(comment.user)):
                 continue
@@ -417,8 +449,10 @@ class Poster:
 
     def reply(self, comment: PullComment, text: str) -> str:
         """Answer a comment (in its thread for a review comment), once: a re-run of the same
-        event finds the answer already there. Its URL."""
-        body = self.redact(reply_body(text, comment.id))[:MAX_BODY]
+        event finds the answer already there, and of two runs answering at once, the later
+        answer is deleted again. Its URL."""
+        # Clipped before the marker: the marker stays the last line.
+        body = reply_body(self.redact(text)[:MAX_BODY - 100], comment.id)
         found = self._reply_to(comment)
         if found is not None:
             return str(found.html_url)
@@ -435,18 +469,26 @@ class Poster:
         else:
             created = self._write(lambda: self.pull.create_issue_comment(body),
                                   happened=partial(self._reply_to, comment))
-        self._learn_login(created.user.login)
-        return str(created.html_url)
+        self._confirm_author(created.user.login)
+        return self._only_answer(comment, created)
+
+    def _only_answer(self, comment: PullComment, created: Any) -> str:
+        """The URL of the comment's first answer; `created` is deleted when another run's
+        answer came first (ids grow with time, so of two runs, only the later deletes)."""
+        first = self._reply_to(comment)
+        if first is None or first.id == created.id:
+            return str(created.html_url)
+        with contextlib.suppress(NotFound):  # already gone (a retried delete)
+            self._write(created.delete)
+        return str(first.html_url)
 
     def _reply_to(self, comment: PullComment) -> Any | None:
+        """reviewbot's first answer to the comment, if there is one."""
         listed = (self.pull.get_review_comments() if comment.kind == "review"
                   else self.pull.get_issue_comments())
-        for candidate in listed:
-            match = REPLY.search(candidate.body or "")
-            if match and int(match.group("id")) == comment.id and self._is_ours(
-                    candidate.user):
-                return candidate
-        return None
+        answers = [c for c in listed
+                   if reply_marker(c.body) == comment.id and self._is_ours(c.user)]
+        return min(answers, key=lambda c: c.id, default=None)
 
     # --- writes ------------------------------------------------------------------------
 
@@ -588,4 +630,5 @@ def importance(finding: Finding) -> tuple[int, str, int]:
     return (-SEVERITY_RANK[finding.severity], finding.file_path, finding.start_line)
 
 
-__all__ = ["MAX_BODY", "Comment", "PostResult", "Poster", "PostingFailed", "ReadOnlyToken"]
+__all__ = ["DEFAULT_BOT_LOGIN", "MAX_BODY", "Comment", "NotReviewbot", "PostResult", "Poster",
+           "PostingFailed", "ReadOnlyToken"]

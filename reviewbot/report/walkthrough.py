@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import msgspec
 
 from reviewbot.report import ReportInput, display_path, model_line
-from reviewbot.report.markup import inline_code, table_text
+from reviewbot.report.markup import inert_line, inline_code
 from reviewbot.schema import Finding, IndexUnit
 
 # Files named one by one; the rest are counted by folder.
@@ -58,12 +58,12 @@ def walkthrough(data: ReportInput) -> list[str]:
     described = data.report.description
     lines = ["### What this change does", ""]
     if described is not None and described.overview:
-        lines += [f"{table_text(described.overview)} _(the review model's summary)_", ""]
+        lines += [f"{inert_line(described.overview)} _(the review model's summary)_", ""]
     what = described.files if described is not None else {}
     lines += ["| file | change | lines | notes |" + (" what changes |" if what else ""),
               "| --- | --- | ---: | --- |" + (" --- |" if what else "")]
     named = sorted(files, key=lambda f: (not f.worth_naming, f.path))[:MAX_FILES]
-    lines += [_row(f) + (f" {table_text(what.get(f.path, ''))} |" if what else "")
+    lines += [_row(f) + (f" {inert_line(what.get(f.path, ''))} |" if what else "")
               for f in sorted(named, key=lambda f: f.path)]
     lines += [row + (" |" if what else "") for row in _folders([f for f in files
                                                                  if f not in named])]
@@ -95,8 +95,10 @@ def _row(entry: _File) -> str:
                       if (n := entry.findings[level]))
     if found:
         notes.append(found)
-    return (f"| {inline_code(display_path(entry.path))} | {_KIND.get(entry.kind, entry.kind)} "
-            f"| +{entry.added} -{entry.removed} | {', '.join(notes)} |")
+    # A file name is the pull request author's: its pipes must not end the cell.
+    name = inline_code(display_path(entry.path), in_table=True)
+    return (f"| {name} | {_KIND.get(entry.kind, entry.kind)} | +{entry.added} "
+            f"-{entry.removed} | {', '.join(notes)} |")
 
 
 def _folders(rest: list[_File]) -> list[str]:
@@ -106,7 +108,7 @@ def _folders(rest: list[_File]) -> list[str]:
         head, _, tail = entry.path.partition("/")
         groups[f"{head}/" if tail else "(top level)"].append(entry)
     ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
-    rows = [_folder_row(inline_code(display_path(folder)) + " and below", group)
+    rows = [_folder_row(inline_code(display_path(folder), in_table=True) + " and below", group)
             for folder, group in ordered[:MAX_FOLDERS]]
     others = [f for _, group in ordered[MAX_FOLDERS:] for f in group]
     return rows + ([_folder_row("elsewhere", others)] if others else [])

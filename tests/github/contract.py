@@ -48,9 +48,9 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
     "/repos/{owner}/{repo}/pulls/{pull_number}/reviews": ("get", "post"),
     "/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}": ("delete",),
     "/repos/{owner}/{repo}/issues/{issue_number}/comments": ("get", "post"),
-    "/repos/{owner}/{repo}/issues/comments/{comment_id}": ("patch",),
+    "/repos/{owner}/{repo}/issues/comments/{comment_id}": ("patch", "delete"),
     "/repos/{owner}/{repo}/pulls/comments": ("get",),
-    "/repos/{owner}/{repo}/pulls/comments/{comment_id}": ("get", "patch"),
+    "/repos/{owner}/{repo}/pulls/comments/{comment_id}": ("get", "patch", "delete"),
     "/repos/{owner}/{repo}/collaborators/{username}/permission": ("get",),
 }
 # The double's address. The description's own server and its prose (descriptions, summaries,

@@ -57,6 +57,9 @@ def test_every_answer_of_the_double_conforms(github: FakeGitHub) -> None:
                  {"body": "x" * 70_000}) == 422
     off = {**review, "comments": [{"path": "a.py", "line": 9, "side": "RIGHT", "body": "c"}]}
     assert _send(github, "POST", "/repos/acme/shop/pulls/7/reviews", off) == 422
+    own = github.add_own_comment("mine")
+    assert _send(github, "DELETE", f"/repos/acme/shop/issues/comments/{own['id']}") == 204
+    assert _send(github, "DELETE", f"/repos/acme/shop/issues/comments/{own['id']}") == 404
     github.add_pending_review()
     assert _send(github, "POST", "/repos/acme/shop/pulls/7/reviews", review) == 422
     github.fail("GET", "/user", 502)

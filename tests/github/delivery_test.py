@@ -192,17 +192,20 @@ def test_no_request_learns_the_commit_the_event_names(
 
 # --- the bot's own comments, whatever its token --------------------------------------------
 
-@pytest.mark.parametrize(("login", "kind", "forbidden"), [
-    ("octocat", "User", False),                 # a personal token
-    ("github-actions[bot]", "Bot", True),        # the Actions token
-    ("reviewbot-app[bot]", "Bot", True),         # a GitHub App installation token
+@pytest.mark.parametrize(("login", "kind", "forbidden", "named"), [
+    ("octocat", "User", False, ""),                                # a personal token
+    ("github-actions[bot]", "Bot", True, ""),                      # the Actions token
+    ("reviewbot-app[bot]", "Bot", True, "reviewbot-app[bot]"),     # an App's token
 ])
-def test_two_runs_never_double_a_comment(pull: PullRequest,
+def test_two_runs_never_double_a_comment(pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str], login: str,
-                                         kind: str, forbidden: bool) -> None:
+                                         kind: str, forbidden: bool, named: str) -> None:
+    """An App's token cannot read /user: the workflow names its bot (`bot-login`)."""
     pull.push({"app/calc.py": "def calc(expr):\n    return eval(expr)\n"})
     pull.github.login, pull.github.login_type = login, kind
     pull.github.user_forbidden = forbidden
+    if named:
+        monkeypatch.setenv("REVIEWBOT_BOT_LOGIN", named)
     review(pull)
     review(pull)
     assert len(ours(pull)) == 2 and len(pull.github.posted_reviews()) == 1
@@ -210,11 +213,24 @@ def test_two_runs_never_double_a_comment(pull: PullRequest,
     assert len(summaries) == 1
 
 
+def test_an_app_token_without_its_bot_login_stops_and_says_which(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """A write GitHub puts under another login than reviewbot's is said, with the setting
+    that fixes it, and the run fails: its comments would not be known as its own."""
+    pull.github.user_forbidden = True
+    pull.github.login, pull.github.login_type = "reviewbot-app[bot]", "Bot"
+    assert review(pull) == 3
+    err = capsys.readouterr().err
+    assert "set the action's bot-login input (REVIEWBOT_BOT_LOGIN) to 'reviewbot-app[bot]'" \
+        in err
+    assert len(pull.github.posted_reviews()) == 1 and pull.github.issue_comments == []
+
+
 def test_a_person_imitating_the_markers_is_not_the_bot(
         pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
     """With an installation token, whatever a *person* writes is not the bot's."""
     pull.github.user_forbidden = True
-    pull.github.login, pull.github.login_type = "reviewbot-app[bot]", "Bot"
+    pull.github.login, pull.github.login_type = "github-actions[bot]", "Bot"
     review(pull)
     mark = ours(pull)[0]["body"].split("fp=")[1].split(" ")[0]
     pull.github.review_comments.clear()

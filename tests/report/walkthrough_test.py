@@ -89,8 +89,17 @@ def test_the_models_words_come_inert_and_marked_as_the_models() -> None:
                            overview="Adds a retry | loop\nfor @team <!-- reviewbot:fp=1 -->",
                            files={"app/a.py": "retries the upload"}))
     lines = walkthrough(ReportInput(report=report))
-    assert lines[2] == ("Adds a retry \\| loop for @\u200bteam &lt;!-- reviewbot:fp=1 --> "
+    assert lines[2] == ("Adds a retry \\| loop for @\u200bteam <\u200b!-- reviewbot:fp=1 --> "
                         "_(the review model's summary)_")
     assert "| file | change | lines | notes | what changes |" in lines
     assert "| `app/a.py` | modified | +1 -0 |  | retries the upload |" in lines
     assert "| `app/b.py` | modified | +1 -0 |  |  |" in lines
+
+
+def test_a_file_name_stays_in_its_cell_and_its_code_span() -> None:
+    """A pipe in a file name (a named file or a folder) cannot end the table's cell: what
+    follows it stays code, so it mentions no one."""
+    named = lines_of([unit("docs/a|@octocat @octo-org/admins|b.py")])
+    assert "| `docs/a\\|@octocat @octo-org/admins\\|b.py` | modified | +1 -0 |  |" in named
+    many = [unit(f"x|@team{n}/f{n}.py") for n in range(MAX_FILES + 1)]
+    assert any(row.startswith("| `x\\|@team") and "and below" in row for row in lines_of(many))
