@@ -271,8 +271,8 @@ def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
                    given: Path) -> tuple[str, dict[str, Any]]:
     """`--config FILE`: a file in the repository is read as .reviewbot.toml is (at the base
     of a pull request, never the change's copy); one outside it is the user's, from disk."""
-    inside = _repository_path(root, given)
-    if inside is None or read is None:
+    inside = _repository_path(root, given) if read is not None else None
+    if read is None or inside is None:
         path = given if given.is_absolute() else root / given
         if not path.is_file():
             raise ConfigError(f"{path} (given with --config) is not a file.")
