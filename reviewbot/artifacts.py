@@ -238,7 +238,8 @@ def new_run_id(now: datetime | None = None) -> str:
 def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
                    redactor: Redactor | None = None, keep: int | None = None, *,
                    inside: Path | None = None, notify: Notify = lambda message: None,
-                   tracked: Callable[[Path], bool] = lambda folder: False) -> RunDir:
+                   tracked: Callable[[Path], bool] = lambda folder: False,
+                   in_git: Callable[[Path], str | None] = lambda folder: None) -> RunDir:
     """Make the run's folder (owner-only, locked while the run lasts), a .gitignore that
     keeps the output dir out of git, and prune the oldest finished runs beyond `keep`.
 
@@ -246,7 +247,8 @@ def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
     is the default or the repository's config chose it: a committed symlink must not lead
     the writes out). `origin` names what chose the folder, so a message can say what to
     change. A folder that cannot be made is a RunDir that writes nothing, said once.
-    `tracked` says whether git tracks files in a folder: those are never pruned."""
+    `tracked` says whether git tracks files in a folder: those are never pruned. `in_git`
+    says why a folder is in a git directory (None: it is not): nothing is written there."""
     path = output_dir / run_id
     run_dir = RunDir(run_id=run_id, path=path, redactor=redactor or Redactor(), notify=notify)
     fix = ("pass a writable folder with --output-dir" if origin == "--output-dir" else
@@ -254,6 +256,10 @@ def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
     if inside is not None and not output_dir.resolve().is_relative_to(inside.resolve()):
         run_dir.fail(f"{output_dir} (from {origin}) leads out of the repository (a symlink?); "
                      f"nothing is written there ({fix})")
+        return run_dir
+    if (problem := in_git(output_dir)) is not None:
+        run_dir.fail(f"{output_dir} (from {origin}) {problem}, among git's own files; nothing "
+                     f"is written there ({fix})")
         return run_dir
     try:
         output_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

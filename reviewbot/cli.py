@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, cast
 
 # Only what every command needs: an empty change is answered before the run's records,
 # the config's parser or the redaction patterns are loaded (the rest is imported where used).
 from reviewbot import __version__
-from reviewbot.errors import ReviewbotError, UsageError
+from reviewbot.errors import ConfigError, GitError, ReviewbotError, UsageError
 from reviewbot.git import GitRepo, open_repo
 from reviewbot.levels import SEVERITIES, Severity
 from reviewbot.report import FORMATS
@@ -222,8 +222,9 @@ def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
     from reviewbot.paths import REPO_FILE, user_config_path
 
     pyproject = repo.root / "pyproject.toml"
+    # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say.
     return bool(args.config or (repo.root / REPO_FILE).is_file()
-                or user_config_path(os.environ).is_file()
+                or os.environ.get("REVIEWBOT_CONFIG") or user_config_path(os.environ).is_file()
                 or (pyproject.is_file() and b"reviewbot" in pyproject.read_bytes()))
 
 
@@ -399,20 +400,38 @@ def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None
     if session is None or args.no_cache:
         return None
     folder = cache_folder(repo.root)
-    # The reviewed repository must not hand the run its own "model answers": a cache folder
-    # it leads elsewhere (a symlink) or fills (committed entries) is not used.
-    if not folder.resolve().is_relative_to(repo.root) or repo.tracks(folder):
-        events.notice(f"{folder} is a symlink out of the repository or holds files git tracks; "
-                      "the model-result cache is not used for this run")
+    problem = _cache_problem(repo, folder)
+    if problem is not None:
+        events.notice(f"{folder} {problem}; the model-result cache is not used for this run")
         return None
     return ResultCache(folder)
+
+
+def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
+    """Why the cache folder is not reviewbot's to use, or None. The reviewed repository must
+    not hand the run its own "model answers" (a folder it leads elsewhere with a symlink, or
+    fills with committed entries), nor lead the cache's writes and deletions among git's
+    files or out of the repository."""
+    from reviewbot.paths import git_dir_problem, git_dirs
+
+    if not folder.resolve().is_relative_to(repo.root):
+        return "leads out of the repository (a symlink?)"
+    if repo.tracks(folder):
+        return "holds files git tracks"
+    return git_dir_problem(folder, repo.root, lambda: git_dirs(repo))
 
 
 def _cache_command(args: argparse.Namespace) -> int:
     from reviewbot.cache import ResultCache
     from reviewbot.paths import cache_folder
 
-    cache = ResultCache(cache_folder(open_repo(args.repo).root))
+    repo = open_repo(args.repo)
+    folder = cache_folder(repo.root)
+    problem = _cache_problem(repo, folder)
+    if problem is not None:
+        raise UsageError(f"{folder} {problem}: reviewbot neither reads nor deletes anything "
+                         "there. Remove it (a fresh one is made by the next review).")
+    cache = ResultCache(folder)
     if args.clear:
         print(f"reviewbot: removed {cache.clear()} cached results from {cache.folder}")
     else:
@@ -531,19 +550,75 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
     from reviewbot.config import load_config
+    from reviewbot.diff import fetch_command
     from reviewbot.rules import RULES
 
     reader = None
     wanted = base_rev or (request.base if request.mode == "pr" else None)
-    base = repo.rev_parse(wanted) if wanted else None
-    if base is not None:
-        def reader(name: str) -> bytes | None:
-            return repo.show(base, name)
+    if wanted:
+        base = repo.rev_parse(wanted)
+        if base is None:  # never the work tree instead: that is the change's own config
+            given = "the pull request's base" if base_rev else "--base"
+            raise GitError(f"{given} {wanted} is not a commit in this repository (its config "
+                           f"is read there). Fetch it first "
+                           f"(`{fetch_command(wanted, repo.remotes())}`; in GitHub Actions "
+                           "use actions/checkout with `fetch-depth: 0`).")
+        reader = _tree_reader(repo, base, f"{wanted} (the base)")
     config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
                          revision=f"{wanted} (the base)", repo_config=args.config)
     for note in config.notes:
         events.notice(note)
     return config
+
+
+def _tree_reader(repo: GitRepo, rev: str, where: str) -> Callable[[str], bytes | None]:
+    """Files of a commit by path, symlinks followed in that commit's tree (never on disk,
+    where the work tree is the change under review); None for a path that is no file
+    there."""
+    def read(path: str) -> bytes | None:
+        found = _tree_file(repo, rev, path, where)
+        return None if found is None else repo.show(rev, found)
+    return read
+
+
+_LINK, _FILES = "120000", ("100644", "100755")
+
+
+def _tree_file(repo: GitRepo, rev: str, path: str, where: str) -> str | None:
+    """A path's file in a commit's tree, each symlink on the way resolved in the tree."""
+    pending, done, hops = list(PurePosixPath(path).parts), list[str](), 0
+    mode: str | None = None
+    while pending:
+        part = pending.pop(0)
+        if part == "..":
+            if not done:
+                raise ConfigError(f"{path} at {where} is a symlink out of the repository; "
+                                  "name a file inside it.")
+            done.pop()
+            continue
+        mode = _tree_mode(repo, rev, "/".join((*done, part)))
+        if mode != _LINK:
+            if mode is None:
+                return None
+            done.append(part)
+            continue
+        hops += 1
+        target = os.fsdecode(repo.show(rev, "/".join((*done, part))) or b"")
+        if target.startswith("/") or hops > 40:
+            raise ConfigError(f"{path} at {where} is a symlink out of the repository (or a "
+                              "loop of them); name a file inside it.")
+        pending[:0] = PurePosixPath(target).parts
+    return "/".join(done) if mode in _FILES else None
+
+
+def _tree_mode(repo: GitRepo, rev: str, path: str) -> str | None:
+    """The mode of a path's entry in a commit's tree (`git ls-tree`), None if absent."""
+    listed = repo.run(["ls-tree", "-z", "--full-tree", rev, "--", path])
+    for entry in listed.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        if os.fsdecode(name) == path:
+            return meta.split(b" ", 1)[0].decode("ascii")
+    return None
 
 
 def _session(config: Config, events: Events, redactor: Redactor,
@@ -596,9 +671,29 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
         model = replace(model, base_url=args.base_url, base_url_origin=Origin("--base-url"))
     fail_level = cast(Severity, args.fail_level) if args.fail_level else config.fail_level
     origin = "--output-dir" if args.output_dir else config.output_origin
-    return replace(config, output_dir=runs_folder(repo.root, config.output_dir, args.output_dir),
-                   output_origin=origin, output_trusted=bool(args.output_dir) or
-                   config.output_trusted, fail_level=fail_level, model=model)
+    trusted = bool(args.output_dir) or config.output_trusted
+    folder = runs_folder(repo.root, config.output_dir, args.output_dir)
+    if trusted:
+        _check_chosen_output(Path.cwd() / args.output_dir if args.output_dir else folder,
+                             origin, repo)
+    return replace(config, output_dir=folder, output_origin=origin, output_trusted=trusted,
+                   fail_level=fail_level, model=model)
+
+
+def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
+    """The user's output folder is theirs to choose, anywhere but in a git directory: run
+    folders among refs or hooks break the repository. (One the reviewed repository chose
+    and a symlink leads there gets no artifacts instead: see the pipeline.)"""
+    from reviewbot.paths import git_dir_problem, git_dirs
+
+    problem = git_dir_problem(folder, repo.root, lambda: git_dirs(repo))
+    if problem is None:
+        return
+    if origin == "--output-dir":
+        raise UsageError(f"--output-dir {folder} {problem}, among git's own files; pass a "
+                         "folder outside it.")
+    raise ConfigError(f"{origin}: {folder} {problem}, among git's own files; choose a folder "
+                      "outside it.")
 
 
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:

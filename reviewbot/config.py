@@ -27,7 +27,7 @@ from msgspec.structs import replace
 
 from reviewbot.errors import ConfigError
 from reviewbot.levels import SEVERITIES, Severity
-from reviewbot.paths import REPO_FILE, user_config_path
+from reviewbot.paths import DEFAULT_RUNS, REPO_FILE, has_git_part, user_config_path
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -222,11 +222,16 @@ def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
 
     `read_repo_file` reads the repository tier at `revision` (the base of a pull request, so
     a change cannot loosen its own review); the work tree by default.
-    `repo_config` replaces the repository file's usual location.
+    `repo_config` (`--config`) replaces the repository file's usual location, in the same
+    tier and read the same way: a file in the repository through `read_repo_file`, a file
+    outside it (the user's own) from disk.
     """
     env = os.environ if env is None else env
     config = Config()
     user = user_config_path(env)
+    if env.get("REVIEWBOT_CONFIG") and not user.is_file():
+        raise ConfigError(f"{user} (given with REVIEWBOT_CONFIG) is not a file; fix the path, "
+                          "or unset REVIEWBOT_CONFIG to use ~/.config/reviewbot/config.toml.")
     if user.is_file():
         table = _parse_toml(_read_bytes(user), str(user))
         config = apply_file(config, table, str(user), repo_root, known_rules, trusted=True)
@@ -240,10 +245,7 @@ def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
 def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
                explicit: Path | None, notes: list[str]) -> tuple[str, dict[str, Any]] | None:
     if explicit is not None:
-        path = explicit if explicit.is_absolute() else root / explicit
-        if not path.is_file():
-            raise ConfigError(f"{path} (given with --config) is not a file.")
-        return str(path), _parse_toml(_read_bytes(path), str(path))
+        return _explicit_file(root, read, revision, explicit)
     reader = read or (lambda name: _read_optional(root / name))
 
     def where(name: str) -> str:
@@ -263,6 +265,43 @@ def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
     if not isinstance(table, dict):
         raise ConfigError(f"{source} must be a table.")
     return source, table
+
+
+def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
+                   given: Path) -> tuple[str, dict[str, Any]]:
+    """`--config FILE`: a file in the repository is read as .reviewbot.toml is (at the base
+    of a pull request, never the change's copy); one outside it is the user's, from disk."""
+    inside = _repository_path(root, given) if read is not None else None
+    if read is None or inside is None:
+        path = given if given.is_absolute() else root / given
+        if not path.is_file():
+            raise ConfigError(f"{path} (given with --config) is not a file.")
+        return str(path), _parse_toml(_read_bytes(path), str(path))
+    data = read(inside)
+    if data is None:
+        raise ConfigError(f"{inside} (given with --config) is not in {revision}: commit it to "
+                          "the base branch first, or pass an absolute path to a file outside "
+                          "the repository.")
+    source = f"{inside} at {revision}"
+    return source, _parse_toml(data, source)
+
+
+def _repository_path(root: Path, given: Path) -> str | None:
+    """Where `--config` names a file in the repository (a path from its root), or None when
+    it names one outside. Judged on the path as written (a relative one is from the root):
+    a symlink in the work tree, which the change under review controls, never decides."""
+    written = Path(os.path.normpath(root / given))
+    if written.is_relative_to(root):
+        return written.relative_to(root).as_posix()
+    real_root = root.resolve()
+    for folder in written.parents:  # the root by another name (a symlinked /tmp)
+        if folder.resolve() == real_root:
+            return written.relative_to(folder).as_posix()
+    if written.resolve().is_relative_to(real_root):
+        raise ConfigError(f"{given} (given with --config) leads into the repository through "
+                          "a symlink; give its path in the repository instead, so it is read "
+                          "as the repository's files are.")
+    return None
 
 
 def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root: Path,
@@ -451,8 +490,14 @@ def _rule_setting(value: str | bool, where: str) -> RuleSetting:
 
 def _output_dir(value: str, source: str, repo_root: Path, trusted: bool) -> Path:
     path = Path(value).expanduser()
+    folder = path if path.is_absolute() else repo_root / path
+    # Either tier: a run folder among git's files breaks the repository (see paths).
+    if has_git_part(folder, repo_root):
+        raise ConfigError(f"{source}: output_dir {value!r} is inside a .git folder, among "
+                          "git's own files; choose another folder (the default is "
+                          f"{DEFAULT_RUNS.as_posix()}).")
     if trusted:
-        return path if path.is_absolute() else repo_root / path
+        return folder
     pure = PurePosixPath(value)
     if pure.is_absolute() or ".." in pure.parts:
         raise ConfigError(f"{source}: output_dir {value!r} must be a folder inside the "

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reviewbot.git import GitRepo
 
 DEFAULT_RUNS = Path(".reviewbot/runs")
 DEFAULT_CACHE = Path(".reviewbot/cache")
@@ -24,6 +28,40 @@ def runs_folder(repo_root: Path, configured: Path | None, flag: Path | None = No
     if flag is not None:
         return flag.resolve()
     return configured if configured is not None else repo_root / DEFAULT_RUNS
+
+
+def git_dirs(repo: GitRepo) -> tuple[Path, ...]:
+    """The repository's git directories, symlinks resolved: its own (`.git`, or where a
+    `.git` file or GIT_DIR leads) and the one a linked worktree shares with the others."""
+    listed = repo.text(["rev-parse", "--git-dir", "--git-common-dir"]).splitlines()
+    # Relative to the root where git ran, or absolute: joining handles both.
+    return tuple(dict.fromkeys((repo.root / line).resolve() for line in listed if line))
+
+
+def has_git_part(path: Path, repo_root: Path) -> bool:
+    """Whether a path names a `.git` folder on its way (below the repository's root when it
+    is under it): any repository's git directory, as written ('.GIT' too, for file systems
+    that ignore case)."""
+    parts = path.relative_to(repo_root).parts if path.is_relative_to(repo_root) else path.parts
+    return any(part.casefold() == ".git" for part in parts)
+
+
+def git_dir_problem(folder: Path, repo_root: Path,
+                    dirs: Callable[[], Sequence[Path]]) -> str | None:
+    """Why reviewbot must not write in a folder, or None: it is in a git directory, as
+    written or once symlinks are resolved. Files there sit among git's own: a run folder
+    under refs/ is a broken ref to every later git command, one under hooks/ is in the
+    way of the hooks. `dirs` gives the repository's git directories (asked only when
+    the path alone does not tell)."""
+    if has_git_part(folder, repo_root):
+        return "is inside a .git folder"
+    real, real_root = folder.resolve(), repo_root.resolve()
+    for git_dir in dirs():
+        if real.is_relative_to(git_dir):
+            return f"leads into the git directory {git_dir} (a symlink?)"
+    if has_git_part(real, real_root):
+        return "leads into a .git folder (a symlink?)"
+    return None
 
 
 def cache_folder(repo_root: Path) -> Path:
@@ -48,8 +86,16 @@ def private_folders(repo_root: Path, *folders: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in found if f != "."))
 
 
-def crash_log_folders(runs: Path | None, repo_root: Path) -> list[Path]:
-    """Where a traceback may go, best first: the runs folder, else the temp folder."""
+def crash_log_folders(runs: Path | None, repo: Path) -> list[Path]:
+    """Where a traceback may go, best first: the runs folder, else the temp folder. The
+    runs folder is skipped where it is, or a symlink leads it, into a .git folder, and the
+    default one where a symlink leads it out of the repository (the handler asks git
+    nothing: git may be what failed)."""
     import tempfile
 
-    return [runs or repo_root / DEFAULT_RUNS, Path(tempfile.gettempdir())]
+    folder, real_repo = runs or repo / DEFAULT_RUNS, repo.resolve()
+    real = folder.resolve()
+    usable = not has_git_part(folder, repo) and not has_git_part(real, real_repo)
+    if runs is None:
+        usable = usable and real.is_relative_to(real_repo)
+    return [folder, Path(tempfile.gettempdir())] if usable else [Path(tempfile.gettempdir())]

@@ -338,3 +338,226 @@ def test_an_empty_change_is_answered_before_the_pipeline_is_imported(repo: GitFi
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["reviewbot: nothing to review (the change is empty).",
                                           "LOADED []"]
+
+
+SHELL_CALL = 'import os\nos.system("ls " + path)\n'
+RULE_OFF = '[rules]\n"python.shell-injection" = "off"\n'
+
+
+def sneaky_branch(repo: GitFixture, files: dict[str, str]) -> None:
+    """A branch off the base that adds a shell call and writes `files`."""
+    repo.git("checkout", "-q", "-b", "sneaky")
+    for path, text in files.items():
+        target = repo.root / path
+        if target.is_symlink():
+            target.unlink()
+        repo.write(path, text)
+    repo.write("run.py", SHELL_CALL)
+    repo.commit("loosen the review and add a shell call")
+
+
+def found(out: str) -> list[str]:
+    return [f["rule_id"] for f in json.loads(out)["findings"]]
+
+
+@pytest.mark.parametrize("written", ["relative", "absolute"])
+def test_a_change_cannot_rewrite_the_config_file_it_is_reviewed_with(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], written: str) -> None:
+    """`--config FILE` in the repository is read at the base, as .reviewbot.toml is: a change
+    that rewrites that file cannot switch off the rule that catches it."""
+    repo.write("cfg/rb.toml", 'fail_level = "error"\n')
+    base = repo.commit("base")
+    sneaky_branch(repo, {"cfg/rb.toml": RULE_OFF})
+    given = "cfg/rb.toml" if written == "relative" else str(repo.root / "cfg" / "rb.toml")
+    code, out, _ = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--config", given,
+                           "--format", "json")
+    assert (code, found(out)) == (1, ["python.shell-injection"])
+    # Staged mode reads it from disk, as it reads .reviewbot.toml: the committer's own tree.
+    repo.write("more.py", SHELL_CALL)
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--config", given, "--format", "json")
+    assert (code, found(out)) == (0, [])
+
+
+def test_a_config_file_the_base_lacks_is_an_error_that_says_what_to_do(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change cannot bring the `--config` file it is reviewed with; the user's own file
+    outside the repository is read from disk."""
+    repo.write("README.md", "# x\n")
+    base = repo.commit("base")
+    sneaky_branch(repo, {"cfg/rb.toml": RULE_OFF})
+    code, out, err = run_cli(repo, capsys, "--mode", "pr", "--base", base,
+                             "--config", "cfg/rb.toml")
+    assert code == 2 and out == ""
+    assert err == (f"reviewbot: error: cfg/rb.toml (given with --config) is not in {base} "
+                   "(the base): commit it to the base branch first, or pass an absolute path "
+                   "to a file outside the repository.\n")
+    own = tmp_path / "mine.toml"
+    own.write_text(RULE_OFF)
+    code, out, _ = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--config", str(own),
+                           "--format", "json")
+    assert (code, found(out)) == (0, [])
+
+
+def test_a_config_symlink_is_followed_in_the_base_tree_never_on_disk(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change that points the `--config` symlink at its own file is not read: the link
+    is resolved in the base commit's tree."""
+    repo.write("policy/strict.toml", 'fail_level = "error"\n')
+    (repo.root / "cfg").mkdir()
+    (repo.root / "cfg" / "rb.toml").symlink_to("../policy/strict.toml")
+    base = repo.commit("base")
+    repo.git("checkout", "-q", "-b", "sneaky")
+    repo.write("policy/loose.toml", RULE_OFF)
+    (repo.root / "cfg" / "rb.toml").unlink()
+    (repo.root / "cfg" / "rb.toml").symlink_to("../policy/loose.toml")
+    repo.write("run.py", SHELL_CALL)
+    repo.commit("point the config at a loose one")
+    code, out, _ = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--config",
+                           "cfg/rb.toml", "--format", "json")
+    assert (code, found(out)) == (1, ["python.shell-injection"])
+
+
+def test_a_config_symlink_out_of_the_base_tree_is_refused(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `--config` symlink in the repository is never followed out of it to disk."""
+    loose = tmp_path / "loose.toml"
+    loose.write_text(RULE_OFF)
+    (repo.root / "rb.toml").symlink_to(loose)
+    base = repo.commit("base")
+    sneaky_branch(repo, {})
+    code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--config", "rb.toml")
+    assert code == 2
+    assert f"rb.toml at {base} (the base) is a symlink out of the repository" in err
+
+
+def test_a_missing_user_config_file_is_an_error(
+        repo: GitFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """REVIEWBOT_CONFIG naming no file is said, as --config naming none is: a typo never
+    drops the user's settings in silence."""
+    missing = tmp_path / "nonexistent.toml"
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(missing))
+    repo.commit()
+    code, _, err = run_cli(repo, capsys)
+    assert code == 2
+    assert err == (f"reviewbot: error: {missing} (given with REVIEWBOT_CONFIG) is not a file; "
+                   "fix the path, or unset REVIEWBOT_CONFIG to use "
+                   "~/.config/reviewbot/config.toml.\n")
+
+
+def git_is_intact(repo: GitFixture) -> None:
+    result = subprocess.run(["git", "branch", "--list"], cwd=repo.root, capture_output=True,
+                            text=True, check=True)
+    assert result.stderr == "" and result.stdout.split() == ["*", "main"]
+    assert sorted(p.name for p in (repo.root / ".git" / "refs" / "heads").iterdir()) == ["main"]
+    assert not list((repo.root / ".git").rglob("*reviewbot*"))
+    assert not list((repo.root / ".git").rglob(".gitignore"))
+
+
+@pytest.mark.parametrize("folder", [".git/refs/heads", ".git/hooks", "./.git/../.git/x",
+                                    "sub/.git/x"])
+def test_the_repository_config_cannot_put_run_folders_in_git(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], folder: str) -> None:
+    """A repository's output_dir is never inside a .git folder: run folders among the refs
+    would break every later git command."""
+    repo.write(".reviewbot.toml", f'output_dir = "{folder}"\n')
+    repo.commit()
+    repo.write("app.py", SHELL_CALL)
+    repo.stage()
+    code, _, err = run_cli(repo, capsys)
+    assert code == 2
+    assert err == (f"reviewbot: error: {repo.root / '.reviewbot.toml'}: output_dir {folder!r} "
+                   "is inside a .git folder, among git's own files; choose another folder "
+                   "(the default is .reviewbot/runs).\n")
+    git_is_intact(repo)
+
+
+@pytest.mark.parametrize("how", ["output_dir", "the default folder"])
+def test_a_committed_symlink_cannot_lead_run_folders_into_git(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    """A symlink in the reviewed tree that leads the output folder into .git gets nothing
+    written there, and the review still decides the exit code."""
+    if how == "output_dir":
+        (repo.root / "gitlink").symlink_to(".git")
+        repo.write(".reviewbot.toml", 'output_dir = "gitlink/refs/heads"\n')
+    else:
+        (repo.root / ".reviewbot").symlink_to(".git/refs/heads")
+    repo.commit()
+    repo.write("app.py", SHELL_CALL)
+    repo.stage()
+    code, out, err = run_cli(repo, capsys)
+    assert code == 1 and "python.shell-injection" in out and "artifacts in" not in out
+    assert "leads into the git directory" in err and "nothing is written there" in err
+    git_is_intact(repo)
+
+
+def store_and_worktree(repo: GitFixture, tmp_path: Path) -> tuple[GitFixture, Path]:
+    """A repository whose git directory is elsewhere (`--separate-git-dir`), and a linked
+    worktree of it: neither git directory has `.git` in its path."""
+    store = tmp_path / "store"
+    repo.git("init", "-q", "--template=", f"--separate-git-dir={store}", ".")
+    repo.write("a.py", "a = 1\n")
+    repo.commit()
+    worktree = tmp_path / "wt"
+    repo.git("worktree", "add", "-q", str(worktree))
+    return GitFixture(worktree), store
+
+
+@pytest.mark.parametrize("where", [".git/refs/heads", ".git/../.git/x", "alias/refs/heads",
+                                   "store/refs/heads", "store/worktrees/wt/x"])
+def test_the_output_dir_flag_cannot_name_a_git_directory(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        where: str) -> None:
+    """--output-dir is the user's, but run folders in a git directory (this repository's
+    .git, a symlink to it, a separate git directory, a worktree's) break the repository:
+    refused, with what to do."""
+    worktree, store = store_and_worktree(repo, tmp_path)
+    (tmp_path / "alias").symlink_to(store)
+    target = (repo.root if where.startswith(".git") else tmp_path) / where
+    worktree.write("b.py", SHELL_CALL)
+    worktree.stage()
+    before = sorted(store.rglob("*"))
+    code, out, err = run_cli(worktree, capsys, "--output-dir", str(target))
+    assert code == 2 and out == ""
+    assert err.startswith(f"reviewbot: error: --output-dir {target} ")
+    assert "pass a folder outside it" in err
+    assert sorted(store.rglob("*")) == before
+
+
+def test_cache_clear_never_deletes_outside_the_cache(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A committed `.reviewbot/cache` symlink cannot make `reviewbot cache --clear` delete
+    a branch (a loose ref named like a cache entry) or files out of the repository."""
+    repo.commit()
+    repo.git("branch", "keep/entry.json")
+    (repo.root / ".reviewbot").mkdir()
+    (repo.root / ".reviewbot" / "cache").symlink_to("../.git/refs/heads")
+    assert main(["cache", "--repo", str(repo.root), "--clear"]) == 2
+    assert "leads into the git directory" in capsys.readouterr().err
+    assert "keep/entry.json" in repo.git("branch", "--list")
+    outside = tmp_path / "outside"
+    (outside / "x").mkdir(parents=True)
+    (outside / "x" / "mine.json").write_text("{}")
+    (repo.root / ".reviewbot" / "cache").unlink()
+    (repo.root / ".reviewbot" / "cache").symlink_to(outside)
+    assert main(["cache", "--repo", str(repo.root), "--clear"]) == 2
+    assert "leads out of the repository" in capsys.readouterr().err
+    assert (outside / "x" / "mine.json").is_file()
+
+
+def test_a_crash_log_never_lands_in_git(repo: GitFixture, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The traceback of an internal error is not written where a committed symlink leads the
+    default output folder (into .git, where it would read as a broken ref)."""
+    def explode(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    repo.commit()
+    (repo.root / ".reviewbot").symlink_to(".git/refs/heads")
+    monkeypatch.setattr(cli, "open_repo", explode)
+    code, _, err = run_cli(repo, capsys)
+    assert code == 3
+    log = Path(err.split("traceback in ", 1)[1].split(";", 1)[0])
+    assert "RuntimeError: boom" in log.read_text() and not log.is_relative_to(repo.root)
+    git_is_intact(repo)

@@ -106,6 +106,8 @@ def test_both_repository_files_say_which_is_used(root: Path, home: Path) -> None
      "model.prices: object missing required field `output_per_million`"),
     ('api_key = "sk-123"\n', "keep the API key out of files"),
     ('output_dir = "../../.ssh"\n', "must be a folder inside the repository"),
+    ('output_dir = ".git/refs/heads"\n', "output_dir '.git/refs/heads' is inside a .git folder"),
+    ('output_dir = "vendor/.GIT/x"\n', "is inside a .git folder"),
     ('[model]\nbase_url = "https://collect.example.com/v1"\n',
      "is not a server on this machine"),
     ("[model]\nallow_insecure_http = true\n", "can only be set in your user config"),
@@ -207,3 +209,17 @@ def test_user_config_location(root: Path, home: Path, tmp_path: Path) -> None:
     elsewhere.write_text('fail_level = "info"\n')
     config = load_config(root, env={"HOME": str(home), "REVIEWBOT_CONFIG": str(elsewhere)})
     assert config.fail_level == "info" and config.sources == (str(elsewhere),)
+
+
+def test_the_users_own_output_dir_is_never_in_git(root: Path, home: Path) -> None:
+    """The user's file may put run folders anywhere but inside a .git folder."""
+    assert load(root, home, user='output_dir = "/srv/runs"\n').output_dir == Path("/srv/runs")
+    message = error(root, home, user='output_dir = "~/src/app/.git/runs"\n')
+    assert message.startswith(str(home / ".config" / "reviewbot" / "config.toml"))
+    assert "is inside a .git folder, among git's own files" in message
+
+
+def test_a_missing_user_config_is_said(root: Path, home: Path, tmp_path: Path) -> None:
+    """REVIEWBOT_CONFIG naming no file is an error, as --config naming none is."""
+    assert "(given with REVIEWBOT_CONFIG) is not a file" in error(
+        root, home, REVIEWBOT_CONFIG=str(tmp_path / "nonexistent.toml"))
