@@ -7,8 +7,9 @@ By who attacks:
 
 - the pull-request author, through names and file shapes: tests/attacks/names_test.py,
   tests/attacks/shapes_test.py; through git attributes: tests/attacks/attributes_test.py;
-  through newer syntax: tests/rules/newer_syntax_test.py; through the config and the output
-  folder: tests/attacks/config_test.py;
+  through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
+  output folder: tests/cli_test.py, tests/config_test.py and
+  tests/github/config_at_base_test.py (where their fixtures are);
 - a commenter, another bot and the model, on a pull request: tests/github/hostile_test.py;
 - the model and the repository, against the review agent's sandbox:
   tests/review/hostile_test.py.
@@ -51,6 +52,13 @@ QUIETENINGS: dict[str, str] = {
     "newer syntax": "newer_syntax_test.py",
     # git.py / diff.py: attributes that make a file binary for git.
     "git attributes": "attributes_test.py",
-    # config.py: the repository's config, read at the base; output folders.
-    "the config a flag names": "config_test.py",
+    # config.py and cli.py: the repository's config is read at the base, and no folder
+    # reviewbot writes is in a git directory.
+    "the config a flag names, in pr mode":
+        "../cli_test.py::test_a_change_cannot_rewrite_the_config_file_it_is_reviewed_with",
+    "the Action's config input":
+        "../github/config_at_base_test.py::"
+        "test_a_pull_request_cannot_rewrite_the_actions_config_file",
+    "output_dir in a git directory":
+        "../cli_test.py::test_the_repository_config_cannot_put_run_folders_in_git",
 }
