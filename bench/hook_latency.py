@@ -210,6 +210,15 @@ def peers(files: list[str]) -> dict[str, list[list[str]]]:
     return found
 
 
+def _review_runs(command: list[str], repo: Path, env: dict[str, str]) -> None:
+    """A hook that exits on an error (2, 3) is fast and measures nothing: stop on it."""
+    done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                          check=False)
+    if done.returncode not in (0, 1):
+        sys.exit(f"reviewbot exited {done.returncode} on this shape, so its time means "
+                 f"nothing: {done.stderr.strip()}")
+
+
 def measure(shape: str, work: Path, cache: Path, runs: int,
             baseline: Baseline | None = None) -> None:
     repo = work / shape
@@ -223,6 +232,9 @@ def measure(shape: str, work: Path, cache: Path, runs: int,
         name = f"reviewbot at {baseline.ref}"
         others = {name: [ours_command], **others}
         envs[name] = baseline.env
+    _review_runs(ours_command, repo, ENV)
+    if baseline is not None:
+        _review_runs(ours_command, repo, baseline.env)
     for name, commands in {"": [ours_command], **others}.items():
         for command in commands:  # warm the file cache and write bytecode once for everyone
             timed(command, repo, envs.get(name))

@@ -229,7 +229,10 @@ def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
     env = os.environ if env is None else env
     config = Config()
     user = user_config_path(env)
-    if env.get("REVIEWBOT_CONFIG") and not user.is_file():
+    named = bool(env.get("REVIEWBOT_CONFIG"))
+    if named and str(user) == os.devnull:
+        user = Path()  # REVIEWBOT_CONFIG=/dev/null: no user file, on purpose
+    elif named and not user.is_file():
         raise ConfigError(f"{user} (given with REVIEWBOT_CONFIG) is not a file; fix the path, "
                           "or unset REVIEWBOT_CONFIG to use ~/.config/reviewbot/config.toml.")
     if user.is_file():

@@ -223,3 +223,13 @@ def test_a_missing_user_config_is_said(root: Path, home: Path, tmp_path: Path) -
     """REVIEWBOT_CONFIG naming no file is an error, as --config naming none is."""
     assert "(given with REVIEWBOT_CONFIG) is not a file" in error(
         root, home, REVIEWBOT_CONFIG=str(tmp_path / "nonexistent.toml"))
+
+
+def test_a_user_config_of_dev_null_is_none(root: Path, home: Path) -> None:
+    """REVIEWBOT_CONFIG=/dev/null says "no user file" on purpose (as GIT_CONFIG_GLOBAL does):
+    the defaults, not an error."""
+    import os
+
+    config = load_config(root, RULES.keys(), env={"HOME": str(home),
+                                                   "REVIEWBOT_CONFIG": os.devnull})
+    assert config.sources == ()
