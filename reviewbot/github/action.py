@@ -14,6 +14,7 @@ code 3, with everything else written.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,7 +102,7 @@ def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, max_
 def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, str],
             notice: Notice, redact: Callable[[str], str]) -> bool:
     """SARIF, job summary, outputs, then the review; False when posting it failed."""
-    sarif.write_text(redact(render("sarif", data)) + "\n", encoding="utf-8")
+    _replace(sarif, redact(render("sarif", data)) + "\n")
     _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(redact(render("markdown", data))))
     counts = data.report.stats.findings
     _append(env.get("GITHUB_OUTPUT"), "".join(
@@ -110,6 +111,17 @@ def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, st
             ("infos", counts.get("info", 0)), ("findings", len(data.report.findings)),
             ("sarif", sarif.resolve()))))
     return _post(run, data, notice) if run.poster is not None else True
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write a file in the workspace, which is the pull request's checkout: a new file renamed
+    over the name, so a `reviewbot.sarif` the pull request commits as a symlink (to
+    `.git/config`, to a file in the runner's home) is replaced, never written through."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)
+    with temporary.open("x", encoding="utf-8") as out:
+        out.write(text)
+    temporary.replace(path)
 
 
 def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:

@@ -305,13 +305,8 @@ class Poster:
                 self._delete_pending(review)
 
     def _delete_pending(self, review: Any) -> None:
-        from github import GithubException
-
-        try:
+        with contextlib.suppress(NotFound):  # already gone (a retried delete)
             self._write(review.delete)
-        except GithubException as exc:
-            if exc.status != 404:  # already gone (a retried delete)
-                raise
 
     # --- earlier comments and the summary ----------------------------------------------
 

@@ -10,7 +10,7 @@ from reviewbot.report import (
     display_path,
     nothing_to_review,
 )
-from reviewbot.report.markup import code_block, inline_code
+from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
@@ -52,13 +52,15 @@ def _item(data: ReportInput, finding: Finding) -> str:
     span = (f"L{finding.start_line}" if finding.start_line == finding.end_line
             else f"L{finding.start_line}-L{finding.end_line}")
     outside = " (outside the changed lines)" if not finding.in_diff else ""
+    # Titles, messages and code come from the repository and the model: inert, as on a
+    # pull request (a job summary renders Markdown and HTML too).
     text = (f"- {_ICON[finding.severity]} **{finding.severity}** {span}{outside} "
-            f"{finding.title} (`{finding.rule_id}`): {finding.message}")
+            f"{inert_line(finding.title)} (`{finding.rule_id}`): {inert_line(finding.message)}")
     code = data.code_of(finding)
     if code:
-        text += "\n\n" + code_block(code, "")
+        text += "\n\n" + quoted_code(code, indent="  ")
     if finding.suggestion:
-        text += f"\n\n  Fix: {finding.suggestion}"
+        text += "\n\n  Fix: " + inert(finding.suggestion).replace("\n", "\n  ")
     if finding.replacement is not None:
         # A ```suggestion block is committable on GitHub: only ever the whole fix.
         shown = clip_lines(finding.replacement)

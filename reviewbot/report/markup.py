@@ -49,13 +49,13 @@ def inline_code(text: str, in_table: bool = False) -> str:
     return f"{fence}{pad}{inside}{pad}{fence}"
 
 
-def quoted_code(lines: list[str], info: str = "") -> str:
+def quoted_code(lines: list[str], info: str = "", indent: str = "") -> str:
     """Code reviewbot quotes (never a suggestion to commit): a fenced block whose fence
     holds it, with no HTML comment or `/reviewbot` line in it that a reader of the body could
     take for reviewbot's (the characters look the same)."""
     safe = [_COMMAND.sub("/" + _BREAK, _MARKER.sub("<" + _BREAK + "!--", visible(line)))
             for line in lines]
-    return code_block(safe, _language(info), indent="")
+    return code_block(safe, _language(info), indent=indent)
 
 
 def inert(text: str) -> str:

