@@ -57,9 +57,14 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
            "eyJ"),
 )
 
+# A block with its footer, or one cut short: its header's line and the lines of key material
+# after it (base64, PEM headers, blank lines), not the rest of the text (a file name holding
+# the header in a summary's table took the summary's end, marker and all, with it).
 PRIVATE_KEY = re.compile(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
+    r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"|[^\n]*(?:\n[ \t]*(?:[A-Za-z0-9+/]+={0,2}|(?:Proc-Type|DEK-Info|Comment):[^\n]*)?"
+    r"[ \t]*\r?(?=\n|\Z))*)", re.DOTALL)
 URL_CREDENTIALS = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)(?P<value>[^@/\s]{3,})@",
                              re.IGNORECASE)
 

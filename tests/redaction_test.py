@@ -41,7 +41,9 @@ def test_every_format_has_a_sample_and_is_found() -> None:
     ("postgres://admin:Sup3rS3cret@db:5432/app", "postgres://admin:[REDACTED]@db:5432/app"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nok",
      "[REDACTED]\nok"),
-    ("-----BEGIN PRIVATE KEY-----\nMIIEow (cut off)", "[REDACTED]"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc=", "[REDACTED]"),  # cut off
+    # Cut off, and text that is no key material after it: the text stays.
+    ("-----BEGIN PRIVATE KEY-----\nMIIEow\n\nsee the notes | here", "[REDACTED]\nsee the notes | here"),
 ])
 def test_shapes_are_redacted(text: str, expected: str) -> None:
     assert Redactor().text(text) == expected

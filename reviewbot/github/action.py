@@ -28,6 +28,7 @@ from reviewbot.github.poster import (
     PostingFailed,
     PostResult,
     ReadOnlyToken,
+    Refused,
 )
 from reviewbot.report import ReportInput, render
 from reviewbot.schema import ChangeRequest
@@ -159,7 +160,7 @@ def guarded(notice: Notice, what: str, action: Callable[[], T],
                + (" The findings are in the job summary and the SARIF file." if elsewhere
                   else ""))
         return READ_ONLY
-    except (PostingFailed, GithubException, RequestException) as exc:
+    except (PostingFailed, Refused, GithubException, RequestException) as exc:
         why = (f"GitHub could not be reached ({type(exc).__name__})"
                if isinstance(exc, RequestException) else str(exc))
         notice(f"{what} failed: {why}.{elsewhere}")

@@ -175,7 +175,7 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"units in {stats.files} files (+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
-              f"{counts.get('info', 0)} |", "", *walkthrough(data), ""]
+              f"{counts.get('info', 0)} |", "", *_walkthrough(data, limit // 2), ""]
     dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
     lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
                  f"{facts.resolved} earlier comments resolved{dismissed}.")
@@ -190,6 +190,17 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
         if shown < len(items):
             lines.append(_the_rest(facts.elsewhere[shown:]))
     return "\n".join([*lines, *marker])
+
+
+def _walkthrough(data: ReportInput, budget: int) -> list[str]:
+    """The walkthrough within half the body, whole rows (a pull request of many files with
+    long names must not push the summary past GitHub's limit)."""
+    lines = walkthrough(data)
+    shown = _fitting(lines, budget)
+    if shown == len(lines):
+        return lines
+    return [*lines[:shown], "", f"_{len(lines) - shown} more lines of the walkthrough do not fit "
+                                "in a comment: the job summary has every file._"]
 
 
 def _fitting(items: Sequence[str], budget: int) -> int:

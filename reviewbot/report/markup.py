@@ -25,6 +25,9 @@ _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _FENCE_LINE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _COMMAND = re.compile(r"/(?=reviewbot)", re.IGNORECASE)
 _REFERENCE = re.compile(r"#(?=[0-9])")
+# What GFM links by itself: a scheme's `://`, `www.`, and `GH-12` references (the last
+# character of each is split from the rest). `[a]: url` definitions are split at `]:`.
+_AUTOLINK = re.compile(r"://|(?i:www)\.|(?i:\bGH)-(?=[0-9])")
 _MARKER = re.compile(r"<!--")
 # A code block's language, when it is one (anything else is dropped); GitHub renders these
 # info strings as something other than code.
@@ -94,7 +97,9 @@ def _prose(line: str) -> str:
         text = text.replace(at, at + _BREAK)
     text = _FENCE_RUN.sub(lambda run: _BREAK.join(run.group()), text)
     text = _COMMAND.sub("/" + _BREAK, _REFERENCE.sub("#" + _BREAK, text))
-    return text.replace("![", "!" + _BREAK + "[").replace("](", "]" + _BREAK + "(")
+    text = _AUTOLINK.sub(lambda found: found.group()[:-1] + _BREAK + found.group()[-1], text)
+    return (text.replace("![", "!" + _BREAK + "[").replace("](", "]" + _BREAK + "(")
+            .replace("]:", "]" + _BREAK + ":"))
 
 
 def _language(info: str) -> str:

@@ -223,6 +223,59 @@ def test_a_file_name_cannot_mention_anyone_from_the_summary(
     assert_inert(summary)
 
 
+
+def _ours(pull: PullRequest) -> list[str]:
+    return [c["body"] for c in pull.github.review_comments
+            if c["user"]["login"] == pull.github.login and "in_reply_to_id" not in c]
+
+
+@pytest.mark.parametrize("files", [
+    {"deploy/prod.env": "DB_PASSWORD=reviewbot\n"},
+    {"docs/-----BEGIN RSA PRIVATE KEY-----.md": "hi\n"},
+], ids=["a secret that reads reviewbot", "a key's header as a file name"])
+def test_a_secret_the_change_holds_cannot_erase_reviewbots_memory(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], files: dict[str, str]) -> None:
+    """What the redaction pass masks (a value the rules found, a key's header) is never a
+    marker's text: a second run posts nothing again, and the summary is edited, not doubled."""
+    pull.push(files)
+    reviewed(pull, monkeypatch)
+    first = _ours(pull)
+    reviewed(pull, monkeypatch)
+    assert _ours(pull) == first
+    assert len(pull.github.issue_comments) == 1
+
+
+def test_many_long_file_names_keep_the_summary_within_githubs_limit(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A pull request of many files with long names cannot push the summary past GitHub's
+    body limit and crash the run: the walkthrough is cut, and says where the rest is."""
+    deep = "/".join(["d" * 230] * 12)
+    pull.push({f"{deep}/f{i:02d}.txt": "x\n" for i in range(25)})
+    assert reviewed(pull, monkeypatch) == 1
+    summary = pull.github.summary()["body"]
+    assert "more lines of the walkthrough do not fit" in summary
+
+
+def test_links_and_references_a_model_writes_stay_text(
+        pull: PullRequest, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A model's reference-style link, bare URL, `www.` address or `GH-12` reference is
+    posted as text: no link reviewbot did not write, no cross-reference."""
+    links = ("Details: [the advisory][a] and https://evil.example/login www.evil.example "
+             "GH-12\n\n[a]: https://evil.example/phish")
+    scripted_model(fake_openai, monkeypatch, finding={
+        "file_path": "app/run.py", "start_line": 4, "end_line": 4, "severity": "warning",
+        "category": "style", "title": "t", "message": links,
+        "evidence": "def run(path):", "fix_description": "f"})
+    reviewed(pull, monkeypatch, offline=False)
+    [model] = [c["body"] for c in pull.github.review_comments if "model." in c["body"]]
+    assert not [t for t in _tokens(model) if t.type == "link_open"]
+    assert "https://evil.example" not in model and "www.evil" not in model
+    assert "GH-12" not in model
+    assert_inert(model)
+
 # A commenter.
 
 def test_a_commenters_words_shown_back_stay_inert(
@@ -241,6 +294,19 @@ def test_a_commenters_words_shown_back_stay_inert(
     [unknown] = [a for a in answers(pull) if "reviewbot has no command" in a]
     assert_inert(unknown)
 
+
+
+def test_a_dismissal_reason_cannot_erase_the_marker(
+        pull: PullRequest, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A reason holding a key's header is redacted, never the dismissed comment's marker:
+    the next run still knows the finding is dismissed and posts it nowhere again."""
+    with_maintainers(pull)
+    reviewed(pull, monkeypatch)
+    say(pull, monkeypatch, "/reviewbot ignore fine -----BEGIN PRIVATE KEY-----",
+        reply_to=finding_comment(pull))
+    reviewed(pull, monkeypatch)
+    assert len(_ours(pull)) == 1
 
 # reviewbot's own comments, read back (a person's token: its comments are that person's).
 
