@@ -43,7 +43,8 @@ def test_every_format_has_a_sample_and_is_found() -> None:
      "[REDACTED]\nok"),
     ("-----BEGIN PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc=", "[REDACTED]"),  # cut off
     # Cut off, and text that is no key material after it: the text stays.
-    ("-----BEGIN PRIVATE KEY-----\nMIIEow\n\nsee the notes | here", "[REDACTED]\nsee the notes | here"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEow\n\nsee the notes | here",
+     "[REDACTED]\nsee the notes | here"),
 ])
 def test_shapes_are_redacted(text: str, expected: str) -> None:
     assert Redactor().text(text) == expected
