@@ -185,8 +185,8 @@ class GitRepo:
             offset += size + 1
         return found
 
-    def existing(self, rev: str, paths: Sequence[str]) -> frozenset[str]:
-        """Which paths (files or folders) a commit has, in one `git cat-file --batch-check`."""
+    def folders(self, rev: str, paths: Sequence[str]) -> frozenset[str]:
+        """Which paths are folders in a commit, in one `git cat-file --batch-check`."""
         wanted = [p for p in paths if "\n" not in p and "\r" not in p]
         if not wanted:
             return frozenset()
@@ -194,7 +194,7 @@ class GitRepo:
                                                                       "surrogateescape")
         answers = self._input(["cat-file", "--batch-check"], request).splitlines()
         return frozenset(path for path, answer in zip(wanted, answers, strict=True)
-                         if not answer.endswith(b" missing"))
+                         if answer.split(b" ")[1:2] == [b"tree"])
 
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at a revision ("" means the index), or None if it is not there.

@@ -102,7 +102,7 @@ class RepoSource(msgspec.Struct):
         return texts | {path: self.rules_text(path) for path in present}
 
     def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
-        """Which of these paths (files or folders) the change's base has. With no base (the
+        """Which of these folders the change's base has. With no base (the
         empty tree: a whole repository, a first commit) there is nothing apart from the
         reviewed side to declare anything, and every path counts as there."""
         request = self.diff.request
@@ -110,7 +110,7 @@ class RepoSource(msgspec.Struct):
                                     and self.repo.head() is None):
             return frozenset(paths)
         exact = {self._exact(path): path for path in paths}
-        return frozenset(exact[p] for p in self.repo.existing(self.diff.base_rev, list(exact)))
+        return frozenset(exact[p] for p in self.repo.folders(self.diff.base_rev, list(exact)))
 
     def new_text(self, path: str) -> str | None:
         """The new file for a reader: its text, a one-line summary, or None when absent."""

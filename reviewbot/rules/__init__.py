@@ -245,7 +245,9 @@ def _anchor(hit: Hit, rule: Rule, change: FileChange,
     unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
     if unit is None:
         return None
-    if any(suppressed(change.added_by_line.get(n, ""), rule.id) for n in lines):
+    # On the line the finding starts on, the one it is reported at: a suppression further
+    # down a long statement (a value a hundred lines below the call) is no suppression.
+    if suppressed(change.line(hit.line), rule.id):
         return None
     severity = configured or _default_severity(hit, rule, change)
     # Whatever the change added that would have quietened this finding is said with it.

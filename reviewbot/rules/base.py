@@ -12,6 +12,7 @@ import msgspec
 
 from reviewbot.code.lexical import comment_flags
 from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
+from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
 from reviewbot.rules.quieting import BaseLayout, FileKind
@@ -240,6 +241,17 @@ class FileChange(msgspec.Struct, dict=True):
     def added_by_line(self) -> dict[int, str]:
         return {line.new_lineno: line.text for line in self.added if line.new_lineno is not None}
 
+    def line(self, number: int) -> str:
+        """A line of the new file: an added one from the diff, any other from the file."""
+        if number in self.added_by_line:
+            return self.added_by_line[number]
+        lines = self._new_lines
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    @cached_property
+    def _new_lines(self) -> list[str]:
+        return (self.new_text or "").split("\n")
+
     @cached_property
     def comment_lines(self) -> frozenset[int]:
         """The new-side lines that are comments, read hunk by hunk (lexical.comment_flags:
@@ -277,7 +289,7 @@ class FileChange(msgspec.Struct, dict=True):
         """Drop the parsed tree and the analyses built on it, once the file is checked: a
         large change then holds one file's trees at a time, not every file's."""
         self.memo.clear()
-        for name in ("python_tree", "_python_parse"):
+        for name in ("python_tree", "_python_parse", "_new_lines"):
             self.__dict__.pop(name, None)
 
     @cached_property
@@ -285,17 +297,20 @@ class FileChange(msgspec.Struct, dict=True):
         text = self.new_text
         if text is None:
             return None, None
-        tree, error = parse_python(text)
+        tree, error = parse_python(python_source(text))
         if tree is not None and has_bare_cr(text):
             to_git_lines(tree, text)  # the diff's line numbers, not the parser's
         return tree, error
 
 
-_SUPPRESSION = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+# In a comment (`#`, `//`, `/*`, `--`, `<!--`, `;`): a string that holds the words is no
+# suppression.
+_SUPPRESSION = re.compile(r"(?:#|//|/\*|--|<!--|;)\s*reviewbot:\s*ignore"
+                          r"(?:\[(?P<ids>[^\]]*)\])?")
 
 
 def suppressed(line_text: str, rule_id: str) -> bool:
-    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) on the line."""
+    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) in a comment on the line."""
     for match in _SUPPRESSION.finditer(line_text):
         ids = match.group("ids")
         if ids is None or rule_id in {part.strip() for part in ids.split(",")}:

@@ -20,6 +20,7 @@ import msgspec
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.code.newer_python import NewerModule, running, version
+from reviewbot.code.python_encoding import declared_codec, keeps_ascii
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
@@ -541,3 +542,31 @@ RULES = (
          "mktemp's name can be taken by another process first.", _insecure_tempfile,
          (line_pattern(r"\btempfile\.mktemp\s*\(", "`tempfile.mktemp` is race-prone."),)),
 )
+
+
+class SourceEncodingRule(RuleBase, frozen=True):
+    """A coding declaration under which Python reads other code than a reader sees."""
+
+    def applies_to(self, change: FileChange) -> bool:
+        return change.language == "python" and bool(change.added)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        codec = declared_codec(change.new_text or "")
+        if codec is None or keeps_ascii(codec):
+            return
+        declared = 1 if declared_codec(change.line(1)) else 2
+        # On the declaration when the change adds it, else where the change starts: code the
+        # change adds under it is read by Python as nobody reads it.
+        line = declared if declared in change.added_by_line else min(change.added_by_line)
+        yield Hit(rule_id=self.id, line=line,
+                  message=(f"The file declares the `{codec}` source encoding: Python decodes "
+                           "it into other text than the file shows (a UTF-7 comment can hold "
+                           "a statement), so what runs is not what anyone reviewed."),
+                  suggestion="Save the file as UTF-8 and remove the coding declaration.")
+
+
+RULES = (*RULES, SourceEncodingRule(RuleInfo(
+    id="python.source-encoding", title="Source encoding that hides code", severity="error",
+    category="security",
+    rationale="A codec that does not read ASCII as ASCII shows reviewers one program and "
+              "runs another.")))

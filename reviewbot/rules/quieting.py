@@ -51,6 +51,8 @@ _KIND_FOLDERS: dict[Tag, frozenset[str]] = {
 
 # Languages that are documentation by what they are, not where they are.
 _PROSE = frozenset({"markdown", "rst"})
+# What a documentation folder may hold: prose, plain text, pages.
+_DOCUMENTS = frozenset({"markdown", "rst", "text", "html"})
 
 # Patch types whose file the base already had under the same name.
 _AT_BASE = frozenset({"modify", "mode", "delete"})
@@ -68,7 +70,7 @@ class BaseLayout(Protocol):
     """What the base of the change holds, for deciding what a name declares."""
 
     def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
-        """Which of these paths (files or folders) exist at the base."""
+        """Which of these folders exist at the base (a file of the same name is no folder)."""
         ...
 
 
@@ -114,12 +116,15 @@ def file_kinds(files: Mapping[str, Sequence[ReviewUnit]], layout: BaseLayout | N
 
 def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[str]]] | None,
           present: frozenset[str], read_new: Callable[[str], str | None]) -> FileKind:
-    named = QUIETING_TAGS.intersection(path_tags(path))
+    named = set(QUIETING_TAGS.intersection(path_tags(path)))
+    if units and units[0].language not in _DOCUMENTS:
+        named.discard("docs")  # code by its `#!` line, whatever its name
     tags: set[Tag]
     if pairs is None:
         tags = set(named)
     else:
-        tags = {tag for tag, folders in pairs if any(f in present for f in folders)}
+        tags = {tag for tag, folders in pairs if tag in named
+                and any(f in present for f in folders)}
         tags |= named - {tag for tag, _ in pairs}  # documentation by its language
     refused = set(named - tags)
     refused_by = ["name"] if refused else []

@@ -19,7 +19,15 @@ from itertools import accumulate, chain, islice, pairwise
 
 import msgspec
 
-from reviewbot.rules.base import ChangeLines, FileChange, Hit, RuleBase, RuleInfo, is_minified
+from reviewbot.rules.base import (
+    ChangeLines,
+    FileChange,
+    Hit,
+    RuleBase,
+    RuleInfo,
+    is_long,
+    is_minified,
+)
 from reviewbot.schema import DiffLine, Hunk
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
@@ -340,8 +348,11 @@ class GuardRemovedRule(RuleBase, frozen=True):
             and "docs" not in change.tags
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        # A hunk all of whose changed lines are minified holds nothing a person wrote.
-        hunks = [u.hunk for u in change.units if u.hunk is not None and not is_minified(u)]
+        # A hunk all of whose changed lines are minified holds nothing a person wrote, and a
+        # long line is passed over on its own (its patterns would cost time quadratic in it).
+        hunks = [u.hunk.replace(lines=tuple(line for line in u.hunk.lines
+                                            if not is_long(line.text)))
+                 for u in change.units if u.hunk is not None and not is_minified(u)]
         said = chain(_said_across(hunks), *(_said_in(hunk, change.change) for hunk in hunks
                                             if hunk.removed()))
         for line, message, suggestion in said:

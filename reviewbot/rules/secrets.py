@@ -255,11 +255,13 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
     `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
     can report anything on it (`_plugins_for`), all when None."""
     best: dict[str, tuple[Severity, str]] = {}
-    if _ENCRYPTED_CI.match(text):
-        return best
-    if len(text) > MINIFIED_LINE_CHARS:
-        # Minified code: the well-known token formats (linear patterns) find what a person
-        # would have pasted; entropy and keyword detectors would flag every other string.
+    encrypted = (_ENCRYPTED_CI.match(text) is not None
+                 and path.lower().endswith((".yml", ".yaml")))
+    if encrypted or len(text) > MINIFIED_LINE_CHARS:
+        # Minified code, or a CI service's encrypted value (`secure: "..."` in YAML): the
+        # well-known token formats (linear patterns) find what a person would have pasted
+        # (no encrypted value has one); entropy and keyword detectors would flag every other
+        # string.
         for value, level, kind in _own_hits(path, text, quiet):
             if level is not None:
                 best[value] = (level, kind)

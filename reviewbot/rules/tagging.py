@@ -267,7 +267,8 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
     `docstrings` are the new file's docstring lines. A removed line was inside a docstring
     when the new-side lines around it both are.
     """
-    if unit.language in _DOCS_LANGUAGES or "docs" in path_tags(unit.file_path):
+    if unit.language in _DOCS_LANGUAGES or (unit.language == "html"
+                                            and "docs" in path_tags(unit.file_path)):
         # "text" is also what a name with no known suffix gets: prose only as `.txt`.
         return unit.language != "text" or unit.file_path.lower().endswith(".txt") or (
             "docs" in path_tags(unit.file_path))

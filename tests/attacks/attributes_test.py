@@ -194,3 +194,20 @@ def test_many_files_under_no_diff_are_diffed_again_in_bounded_calls(
     assert sorted((u.file_path, u.patch_type, u.hunk is not None) for u in found) == [
         *((f"mod{n}.py", "modify", True) for n in range(2, 6)),
         *((f"renamed{n}.py", "rename", True) for n in range(2))]
+
+
+@pytest.mark.parametrize("mode", ["staged", "pr"])
+def test_a_nul_byte_does_not_make_code_binary(repo: GitFixture, mode: Mode) -> None:
+    """A NUL byte in a comment of a JavaScript file (node runs the rest) does not make it a
+    binary unit nobody reads: a file named as code is read as text; an image is not."""
+    base = repo.commit("base")
+    code = '// \0\nconst { exec } = require("child_process");\nexec(`git log ${b}`);\n'
+    repo.write("web/run.js", code)
+    repo.write("logo.png", PNG)
+    if mode == "pr":
+        repo.commit("change")
+    else:
+        repo.stage()
+    found = units(repo, mode, **({"base": base} if mode == "pr" else {}))
+    assert _added(found, "web/run.js")[1:] == code.splitlines()[1:]
+    assert [u.patch_type for u in found if u.file_path == "logo.png"] == ["binary"]

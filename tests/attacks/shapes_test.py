@@ -117,3 +117,37 @@ def test_old_mac_line_endings() -> None:
         "python.shell-injection"]
     js = ("var a = 1;\r" * 150) + "el.innerHTML = location.hash;\r"
     assert [f.rule_id for f in review("web/app.js", js).findings] == ["js.inner-html"]
+
+
+@pytest.mark.parametrize(("path", "line"), [
+    ("web/config.js", '  secure: "AKIAQWERTYUIOPASDFGH",\n'),
+    ("app/settings.py", 'secure: str = "AKIAQWERTYUIOPASDFGH"\n'),
+    (".travis.yml", '    secure: "AKIAQWERTYUIOPASDFGH"\n'),
+])
+def test_a_secure_key_hides_no_token(path: str, line: str) -> None:
+    """`secure:` marks a value a CI service encrypted, in YAML: it cannot hide a key in code,
+    and no encrypted value has a known token's format."""
+    found = {(f.rule_id, f.severity) for f in review(path, line).findings}
+    assert ("secrets.hardcoded", "error") in found
+
+
+def test_a_byte_order_mark_or_a_latin_1_name_is_still_python() -> None:
+    """A UTF-8 byte-order mark, or a latin-1 declaration with an accented name (both run on
+    Python), do not make a module "not parse": its findings keep their severities."""
+    bom = "\ufeff" + SHELL
+    assert [(f.rule_id, f.severity) for f in review("app/pay.py", bom).findings] == [
+        ("python.shell-injection", "error")]
+    latin = "# -*- coding: latin-1 -*-\ncaf\ufffd = 1\n" + SHELL
+    assert [(f.rule_id, f.severity) for f in review("app/pay.py", latin).findings] == [
+        ("python.shell-injection", "error")]
+
+
+def test_a_coding_that_hides_code_is_an_error() -> None:
+    """Under a UTF-7 declaration a comment can hold a statement Python runs: the
+    declaration itself is an error, whatever the rest of the file looks like."""
+    hidden = "# -*- coding: utf-7 -*-\nX = 1  # +AAoAaQBtAHAAbwByAHQAIABvAHM-\n"
+    assert [(f.rule_id, f.severity, f.start_line) for f in review("app/x.py", hidden).findings
+            ] == [("python.source-encoding", "error", 1)]
+    old = "# -*- coding: utf-7 -*-\nX = 1\n"
+    later = review("app/x.py", old + "Y = 2  # +AAo-\n", old).findings
+    assert [(f.rule_id, f.start_line) for f in later] == [("python.source-encoding", 3)]
