@@ -507,7 +507,7 @@ def rule(rule_id: str, title: str, severity: Severity, category: Category, ratio
     return AstRule(info=info, finder=finder, fallback=fallback)
 
 
-RULES = (
+_TREE_RULES = (
     rule("python.eval-exec", "eval/exec of a non-constant string", "warning", "security",
          "Code built from strings runs whatever the string says.", _eval_exec,
          (line_pattern(r"(?<![\w.])(eval|exec)\s*\(\s*[^\s'\")]",
@@ -565,7 +565,7 @@ class SourceEncodingRule(RuleBase, frozen=True):
                   suggestion="Save the file as UTF-8 and remove the coding declaration.")
 
 
-RULES = (*RULES, SourceEncodingRule(RuleInfo(
+RULES: tuple[RuleBase, ...] = (*_TREE_RULES, SourceEncodingRule(RuleInfo(
     id="python.source-encoding", title="Source encoding that hides code", severity="error",
     category="security",
     rationale="A codec that does not read ASCII as ASCII shows reviewers one program and "
