@@ -23,7 +23,7 @@ from reviewbot.code.newer_python import NewerModule, running, version
 from reviewbot.code.python_encoding import declared_codec, keeps_ascii
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
-from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, ProjectFiles, Rule, RuleBase, RuleInfo
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
 
@@ -565,7 +565,7 @@ class SourceEncodingRule(RuleBase, frozen=True):
                   suggestion="Save the file as UTF-8 and remove the coding declaration.")
 
 
-RULES: tuple[RuleBase, ...] = (*_TREE_RULES, SourceEncodingRule(RuleInfo(
+RULES: tuple[Rule, ...] = (*_TREE_RULES, SourceEncodingRule(RuleInfo(
     id="python.source-encoding", title="Source encoding that hides code", severity="error",
     category="security",
     rationale="A codec that does not read ASCII as ASCII shows reviewers one program and "
