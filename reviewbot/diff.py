@@ -7,6 +7,8 @@ diff bytes to units, so it can be tested and replayed without a repository.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import re
 from collections.abc import Callable, Iterator
 
 from unidiff.errors import UnidiffParseError
@@ -15,7 +17,7 @@ from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
-from reviewbot.diff_headers import decode_path, normalise_headers
+from reviewbot.diff_headers import block_paths, decode_path, normalise_headers
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
 from reviewbot.schema import (
@@ -96,10 +98,36 @@ _Collected = tuple[str, str | None, str | None, bytes]
 
 def _diff(repo: GitRepo, args: list[str], *, worktree: bool = False) -> bytes:
     """`git diff ARGS`, with every file whose content is text shown as text, whatever the
-    repository's attributes say (diff_binary)."""
+    repository's attributes say (diff_binary), and no rename that changes a language."""
     def rediff(paths: list[str], renames: bool) -> bytes:
         return repo.diff(["--text", *([] if renames else ["--no-renames"]), *args, "--", *paths])
-    return as_text(repo, repo.diff([*args, "--"]), rediff, worktree=worktree)
+    raw = as_text(repo, repo.diff([*args, "--"]), rediff, worktree=worktree)
+    kept, moved = _language_renames(raw)
+    return kept + repo.diff(["--no-renames", *args, "--", *moved]) if moved else raw
+
+
+_STANZA = re.compile(rb"^diff --git ", re.MULTILINE)
+
+
+def _language_renames(raw: bytes) -> tuple[bytes, list[str]]:
+    """The diff without its renames that change a file's language (`notes.txt` to
+    `notes.py`), and both paths of each: under its new name the file's code was never read
+    as code, so it is diffed again as a deletion and an addition (every line added)."""
+    if b"\nrename from " not in raw:
+        return raw, []
+    starts = [m.start() for m in _STANZA.finditer(raw)] + [len(raw)]
+    kept, moved = [raw[:starts[0]]], []
+    for start, end in itertools.pairwise(starts):
+        stanza = raw[start:end]
+        head = stanza.split(b"\n@@ ", 1)[0]
+        if b"\nrename from " in head:
+            lines = head.decode("utf-8", "surrogateescape").split("\n")
+            old, new = block_paths(lines)
+            if detect_language(old) != detect_language(new):
+                moved += [old, new]
+                continue
+        kept.append(stanza)
+    return b"".join(kept), moved
 
 
 def _untracked(repo: GitRepo, path: str) -> bytes:

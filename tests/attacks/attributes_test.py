@@ -211,3 +211,18 @@ def test_a_nul_byte_does_not_make_code_binary(repo: GitFixture, mode: Mode) -> N
     found = units(repo, mode, **({"base": base} if mode == "pr" else {}))
     assert _added(found, "web/run.js")[1:] == code.splitlines()[1:]
     assert [u.patch_type for u in found if u.file_path == "logo.png"] == ["binary"]
+
+
+def test_a_rename_into_another_language_is_read_as_new_code(repo: GitFixture) -> None:
+    """Code committed as text (`h.txt`, which no Python rule reads) and then only renamed to
+    `h.py` is new Python: its lines are added under the new name, not a bare rename."""
+    repo.write("h.txt", SHELL_CALL)
+    base = repo.commit("notes")
+    repo.git("mv", "h.txt", "h.py")
+    repo.commit("rename")
+    found = units(repo, "pr", base=base)
+    assert [(u.file_path, u.patch_type) for u in found] == [("h.py", "add"), ("h.txt", "delete")]
+    assert _added(found, "h.py") == SHELL_CALL.splitlines()
+    repo.git("mv", "h.py", "g.py")
+    repo.stage()
+    assert [(u.file_path, u.patch_type) for u in units(repo)] == [("g.py", "rename")]
