@@ -52,6 +52,26 @@ QUIETENINGS: dict[str, str] = {
     "newer syntax": "newer_syntax_test.py",
     # git.py / diff.py: attributes that make a file binary for git.
     "git attributes": "attributes_test.py",
+    # rules/base.py `suppressed`: a suppression counts in a comment on a finding's first line.
+    "a suppression further down a statement": "shapes_test.py::test_a_suppression_counts_"
+                                              "where_the_finding_starts",
+    # rules/secrets.py: `secure:` is a CI service's encrypted value.
+    "a secure: key outside YAML": "shapes_test.py::test_a_secure_key_hides_no_token",
+    # diff_binary.py, diff.py: binary by a NUL byte, a rename across languages.
+    "a NUL byte in code": "attributes_test.py::test_a_nul_byte_does_not_make_code_binary",
+    "a rename into another language":
+        "attributes_test.py::test_a_rename_into_another_language_is_read_as_new_code",
+    # code/languages.py: the language a name gives (no suffix: the `#!` line).
+    "a program without a suffix": "shapes_test.py::test_a_program_without_a_suffix_is_code",
+    # source.py: a file over the model's cap is still the rules' whole file.
+    "a large file": "shapes_test.py::test_a_large_file_is_checked_whole",
+    # code/line_breaks.py, code/python_encoding.py: what Python reads is what is checked.
+    "old Mac line endings": "shapes_test.py::test_old_mac_line_endings",
+    "a byte-order mark or a declared encoding":
+        "shapes_test.py::test_a_byte_order_mark_or_a_latin_1_name_is_still_python",
+    "an encoding that hides code": "shapes_test.py::test_a_coding_that_hides_code_is_an_error",
+    # code/lexical.py: a `*` line is a comment only inside /* ... */.
+    "code dressed as a doc comment": "shapes_test.py::test_code_dressed_as_a_doc_comment",
     # config.py and cli.py: the repository's config is read at the base, and no folder
     # reviewbot writes is in a git directory.
     "the config a flag names, in pr mode":

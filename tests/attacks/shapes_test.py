@@ -151,3 +151,19 @@ def test_a_coding_that_hides_code_is_an_error() -> None:
     old = "# -*- coding: utf-7 -*-\nX = 1\n"
     later = review("app/x.py", old + "Y = 2  # +AAo-\n", old).findings
     assert [(f.rule_id, f.start_line) for f in later] == [("python.source-encoding", 3)]
+
+
+def test_a_suppression_counts_where_the_finding_starts() -> None:
+    """A suppression is a comment on the line a finding starts on: the words in a string
+    further down the same statement (a dict value a hundred lines below the call), or in a
+    string on the line itself, suppress nothing."""
+    values = "".join(f"        'K{n}': 'v',\n" for n in range(100))
+    far = ("import subprocess\n\n\ndef f(p):\n    subprocess.run(f'ls {p}', shell=True, env={\n"
+           + values + "        'Z': 'reviewbot: ignore'})\n")
+    assert [f.rule_id for f in review("app/pay.py", far).findings] == ["python.shell-injection"]
+    in_string = ("import subprocess\n\n\ndef f(p):\n"
+                 "    subprocess.run(f'ls {p} reviewbot: ignore', shell=True)\n")
+    assert len(review("app/pay.py", in_string).findings) == 1
+    commented = ("import subprocess\n\n\ndef f(p):\n"
+                 "    subprocess.run(f'ls {p}', shell=True)  # reviewbot: ignore\n")
+    assert review("app/pay.py", commented).findings == ()
