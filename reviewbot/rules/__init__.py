@@ -35,7 +35,7 @@ from reviewbot.rules.base import (
     Rule,
     suppressed,
 )
-from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds
+from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.tagging import Assessment, apply, assess
 from reviewbot.schema import (
     Finding,
@@ -171,9 +171,11 @@ def _history_findings(history: Iterable[HistoryLine], config: Config,
              and config.rule(rule_id, line.file_path).enabled]
     if not lines:
         return []
-    # A file the range added and removed again had a name only the change gave it.
+    # A file the range added and removed again had a name only the change gave it; a
+    # Markdown page is documentation by what it is (rules/quieting.py).
     quiet = frozenset(path for path, kind in kinds.items()
-                      if kind.tags & secrets.QUIET_TAGS)
+                      if kind.tags & secrets.QUIET_TAGS) | frozenset(
+        line.file_path for line in lines if is_prose(line.file_path))
     found = secrets.HISTORY_RULE.check_history(lines, quiet)
     return [f.replace(severity=setting.severity) if (setting := config.rule(
         rule_id, f.file_path)).severity else f for f in found]

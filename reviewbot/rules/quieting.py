@@ -106,7 +106,7 @@ def file_kinds(files: Mapping[str, Sequence[ReviewUnit]], layout: BaseLayout | N
         if _new_name(units):
             wanted[path] = [(tag, _kind_folders(path, tag))
                             for tag in sorted(QUIETING_TAGS.intersection(path_tags(path)))
-                            if not (tag == "docs" and detect_language(path) in _PROSE)]
+                            if not (tag == "docs" and is_prose(path))]
     asked = sorted({folder for pairs in wanted.values() for _, folders in pairs
                     for folder in folders})
     present = layout.base_paths(asked) if asked and layout is not None else frozenset()
@@ -137,6 +137,11 @@ def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[st
         refused_by.append("banner")
     return FileKind(tags=frozenset(tags), refused=frozenset(refused),
                     refused_by=tuple(dict.fromkeys(refused_by)))
+
+
+def is_prose(path: str) -> bool:
+    """Documentation by what it is (Markdown, reStructuredText), wherever it is."""
+    return detect_language(path) in _PROSE
 
 
 def _new_name(units: Sequence[ReviewUnit]) -> bool:

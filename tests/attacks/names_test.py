@@ -198,3 +198,13 @@ def test_a_first_commit_declares_its_own_layout(repo: GitFixture,
     found = json.loads(capsys.readouterr().out)["findings"]
     assert [(f["rule_id"], f["severity"]) for f in found] == [
         ("python.shell-injection", "warning")]
+
+
+def test_a_markdown_page_in_the_pushed_history_is_documentation() -> None:
+    """A Markdown page is documentation by what it is, in the pushed history as in the
+    change: its example key is a warning there too."""
+    units = parse_units(make_diff("app/x.py", "x = 1\n"))
+    line = HistoryLine(commit="a" * 40, file_path="notes/setup.md", line=1,
+                       text=AWS_KEY.strip())
+    result = run_rules(units, lambda p: "x = 1\n", Config(), history=[line], project=Base())
+    assert [f.severity for f in result.findings] == ["warning"]
