@@ -222,9 +222,11 @@ def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
     from reviewbot.paths import REPO_FILE, user_config_path
 
     pyproject = repo.root / "pyproject.toml"
-    # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say.
+    # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say
+    # (/dev/null is no file on purpose).
+    named = os.environ.get("REVIEWBOT_CONFIG")
     return bool(args.config or (repo.root / REPO_FILE).is_file()
-                or os.environ.get("REVIEWBOT_CONFIG") or user_config_path(os.environ).is_file()
+                or (named and named != os.devnull) or user_config_path(os.environ).is_file()
                 or (pyproject.is_file() and b"reviewbot" in pyproject.read_bytes()))
 
 

@@ -52,7 +52,7 @@ def comment_flags(texts: Sequence[str], language: str) -> list[bool]:
         return flags
     closing = False  # whether the next block token after a position is `*/`
     for index in range(len(texts) - 1, -1, -1):
-        stripped = texts[index].strip()
+        stripped = texts[index].lstrip()
         if stripped.startswith("*") and not stripped.startswith("*/"):
             rest = _next_block_token(stripped[1:])
             flags[index] = (rest or ("*/" if closing else "")) == "*/"

@@ -158,6 +158,7 @@ def _kind_folders(path: str, tag: Tag) -> list[str]:
 
 
 _BANNER_LINES = 5
+_BANNER_CHARS = 300
 
 
 def _banner(units: Sequence[ReviewUnit], read_new: Callable[[str], str | None]) -> str | None:
@@ -175,7 +176,7 @@ def _banner(units: Sequence[ReviewUnit], read_new: Callable[[str], str | None]) 
         top = [("add" if number in added else "ctx", line) for number, line in
                enumerate(text.split("\n", _BANNER_LINES)[:_BANNER_LINES], 1)]
     for kind, line in top[:_BANNER_LINES]:
-        body = comment_body(line).lower()
+        body = comment_body(line[:_BANNER_CHARS]).lower()  # a minified line is megabytes
         if "do not edit" in body and "generated" in body:
             return "add" if kind == "add" else "ctx"
     return None

@@ -161,8 +161,10 @@ def assess(unit: ReviewUnit, findings: list[Finding],
     tags += content_tags(unit, docstrings)
     # Words in prose ("token", "password") do not make documentation security-sensitive
     # code; a secret found in it still does, through its finding.
+    # Nor does minified code (every changed line of the unit is one), which nobody reviews
+    # line by line.
     reasons = (security_reasons(unit, headers)
-               if not (SECRETS_ONLY_TAGS | {"docs"}) & set(tags) else [])
+               if not (SECRETS_ONLY_TAGS | {"docs", "minified"}) & set(tags) else [])
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
     if reasons:
