@@ -22,7 +22,7 @@ from reviewbot.code.enclosing import Header, enclosing_headers
 from reviewbot.code.lexical import comment_flags, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.whole_text import compile_whole_text
-from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_minified
+from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_long, is_minified
 from reviewbot.rules.quieting import QUIETING_TAGS
 from reviewbot.schema import (
     SEVERITY_RANK,
@@ -134,8 +134,9 @@ def security_reasons(unit: ReviewUnit, headers: tuple[Header, ...] = ()) -> list
     if unit.hunk is None:
         return reasons
     # Changed lines, plus the enclosing definition: a change inside login() is about auth.
+    # Minified lines are nobody's to read line by line (their words are a library's).
     code = [line.text for line in unit.hunk.lines
-            if (line.kind != "ctx" or definition_name(line.text))
+            if not is_long(line.text) and (line.kind != "ctx" or definition_name(line.text))
             and not is_comment(line.text, unit.language)]
     code.append(unit.hunk.section)
     changed = [line.new_lineno for line in unit.hunk.lines
@@ -246,6 +247,9 @@ _INDENTED = frozenset({"python", "yaml", "make", "coffeescript", "haskell"})
 
 
 def _only_whitespace(changed: list[DiffLine], language: str) -> bool:
+    if len({line.kind for line in changed}) == 1:  # only added, or only removed, lines
+        return all(not line.text.strip() for line in changed)
+
     def squash(kind: str) -> list[str]:
         lines = [line.text for line in changed if line.kind == kind]
         if language in _INDENTED:
