@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import replace
+from msgspec.structs import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
