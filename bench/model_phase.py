@@ -19,8 +19,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from msgspec.structs import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -27,8 +27,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from msgspec.structs import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
