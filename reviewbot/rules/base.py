@@ -309,10 +309,37 @@ _SUPPRESSION = re.compile(r"(?:#|//|/\*|--|<!--|;)\s*reviewbot:\s*ignore"
                           r"(?:\[(?P<ids>[^\]]*)\])?")
 
 
+# bandit's `# nosec` (bare, or with its test ids: `# nosec B602, B607`), for the Python rules
+# that find what those tests find. A bare one quiets those rules, never a secret (detect-secrets
+# has its own pragma) nor a rule bandit has no test for.
+_NOSEC = re.compile(r"#.*?\bnosec\b(?P<ids>(?:[\s,:]+B\d{3})*)")
+_BANDIT: dict[str, frozenset[str]] = {
+    "python.shell-injection": frozenset({"B602", "B604", "B605", "B609"}),
+    "python.sql-injection": frozenset({"B608", "B610", "B611"}),
+    "python.eval-exec": frozenset({"B102", "B307"}),
+    "python.unsafe-deserialization": frozenset({"B301", "B302", "B403", "B506"}),
+    "python.tls-verify-disabled": frozenset({"B501", "B502", "B503", "B504", "B323"}),
+    "python.weak-hash": frozenset({"B303", "B324"}),
+    "python.world-writable": frozenset({"B103"}),
+    "python.insecure-tempfile": frozenset({"B306"}),
+    "python.xss": frozenset({"B308", "B701", "B703"}),
+    "python.path-traversal": frozenset({"B202"}),
+    "python.debug-leftover": frozenset({"B101"}),
+}
+
+
 def suppressed(line_text: str, rule_id: str) -> bool:
-    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) in a comment on the line."""
+    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) in a comment on the line,
+    or bandit's `# nosec` for a rule that finds what bandit's tests named there find."""
     for match in _SUPPRESSION.finditer(line_text):
         ids = match.group("ids")
         if ids is None or rule_id in {part.strip() for part in ids.split(",")}:
+            return True
+    tests = _BANDIT.get(rule_id)
+    if tests is None or "nosec" not in line_text:
+        return False
+    for match in _NOSEC.finditer(line_text):
+        named = set(re.findall(r"B\d{3}", match.group("ids")))
+        if not named or named & tests:
             return True
     return False

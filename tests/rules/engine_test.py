@@ -323,3 +323,19 @@ def test_a_rule_that_cannot_follow_nesting_this_deep_is_a_note_not_a_crash() -> 
     assert "secrets.hardcoded" in {f.rule_id for f in result.findings}
     assert any("is nested too deeply for `python.unsafe-deserialization`" in note
                for note in result.notes), result.notes
+
+
+@pytest.mark.parametrize(("comment", "quiet"), [
+    ("# nosec", True),
+    ("# nosec B102", True),
+    ("# nosec: B307, B102", True),
+    ("# nosec B608", False),  # another test of bandit's: not this finding
+    ("# nosecure", False),
+])
+def test_bandits_nosec_quiets_what_bandits_tests_find(comment: str, quiet: bool) -> None:
+    """A bandit user's `# nosec` markers keep working: bare, or naming the bandit test that
+    finds what the rule finds; a secret is never quieted by one."""
+    code = f"def run(code):\n    exec(  {comment}\n        code)\nKEY = 'AKIA{'Q' * 16}'  # nosec\n"
+    found = {f.rule_id for f in review("app/run.py", code).findings}
+    assert ("python.eval-exec" not in found) is quiet
+    assert "secrets.hardcoded" in found
