@@ -55,6 +55,8 @@ QUIETENINGS: dict[str, str] = {
     # rules/base.py `suppressed`: a suppression counts in a comment on a finding's first line.
     "a suppression further down a statement": "shapes_test.py::test_a_suppression_counts_"
                                               "where_the_finding_starts",
+    "bandit's nosec, for another test's finding or a secret":
+        "../rules/engine_test.py::test_bandits_nosec_quiets_what_bandits_tests_find",
     # rules/secrets.py: `secure:` is a CI service's encrypted value.
     "a secure: key outside YAML": "shapes_test.py::test_a_secure_key_hides_no_token",
     # diff_binary.py, diff.py: binary by a NUL byte, a rename across languages.
