@@ -135,9 +135,11 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
-    parser.add_argument("-q", "--quiet", action="store_true",
+    # One or the other: quiet and verbose together say nothing a user could mean.
+    amount = parser.add_mutually_exclusive_group()
+    amount.add_argument("-q", "--quiet", action="store_true",
                         help="text format: findings only, no summary or progress")
-    parser.add_argument("-v", "--verbose", action="store_true",
+    amount.add_argument("-v", "--verbose", action="store_true",
                         help="text format: also list every unit with its tags and rating")
     parser.add_argument("--output-dir", metavar="DIR", type=Path,
                         help="where run artifacts go (default: .reviewbot/runs in the repo)")

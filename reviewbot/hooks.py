@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import msgspec
 
+from reviewbot.errors import GitError
 from reviewbot.git import GitRepo
 from reviewbot.schema import ChangeRequest
 
@@ -28,6 +29,11 @@ def pre_push_request(repo: GitRepo, env: Mapping[str, str]) -> HookRequest:
     to_ref = env.get("PRE_COMMIT_TO_REF") or env.get("PRE_COMMIT_ORIGIN")
     from_ref = env.get("PRE_COMMIT_FROM_REF") or env.get("PRE_COMMIT_SOURCE")
     if to_ref and from_ref:
+        for name, ref in (("PRE_COMMIT_FROM_REF", from_ref), ("PRE_COMMIT_TO_REF", to_ref)):
+            if repo.rev_parse(ref) is None:  # said in pre-commit's words, not --base's
+                raise GitError(f"{name}={ref} (the pushed range, from pre-commit) is not a "
+                               "commit in this repository: fetch the remote (`git fetch`) "
+                               "and push again.")
         return HookRequest(ChangeRequest(mode="pr", base=from_ref, head=to_ref,
                                          check_history=True))
     local = env.get("PRE_COMMIT_LOCAL_BRANCH")

@@ -561,3 +561,26 @@ def test_a_crash_log_never_lands_in_git(repo: GitFixture, monkeypatch: pytest.Mo
     log = Path(err.split("traceback in ", 1)[1].split(";", 1)[0])
     assert "RuntimeError: boom" in log.read_text() and not log.is_relative_to(repo.root)
     git_is_intact(repo)
+
+
+def test_quiet_and_verbose_together_are_a_usage_error(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-q -v` is a contradiction: exit 2, naming both, not one of them chosen in silence."""
+    with pytest.raises(SystemExit) as exc:
+        main(["--repo", str(repo.root), "-q", "-v"])
+    assert exc.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_a_pushed_range_that_is_not_here_is_said_in_pre_commits_words(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--pre-push` takes its range from pre-commit: a start that is no commit here names
+    PRE_COMMIT_FROM_REF, never `--base`, which nobody passed."""
+    head = repo.commit()
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "0" * 40)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
+    code, _, err = run_cli(repo, capsys, "--pre-push")
+    assert code == 2
+    assert f"PRE_COMMIT_FROM_REF={'0' * 40} (the pushed range" in err
+    assert "--base" not in err
