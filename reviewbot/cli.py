@@ -416,13 +416,13 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
     not hand the run its own "model answers" (a folder it leads elsewhere with a symlink, or
     fills with committed entries), nor lead the cache's writes and deletions among git's
     files or out of the repository."""
-    from reviewbot.paths import git_dir_problem, git_dirs
+    from reviewbot.paths import git_dir_problem
 
     if not folder.resolve().is_relative_to(repo.root):
         return "leads out of the repository (a symlink?)"
     if repo.tracks(folder):
         return "holds files git tracks"
-    return git_dir_problem(folder, repo.root, lambda: git_dirs(repo))
+    return git_dir_problem(folder, repo.root, repo.git_dirs)
 
 
 def _cache_command(args: argparse.Namespace) -> int:
@@ -600,7 +600,7 @@ def _tree_file(repo: GitRepo, rev: str, path: str, where: str) -> str | None:
                                   "name a file inside it.")
             done.pop()
             continue
-        mode = _tree_mode(repo, rev, "/".join((*done, part)))
+        mode = repo.tree_mode(rev, "/".join((*done, part)))
         if mode != _LINK:
             if mode is None:
                 return None
@@ -613,16 +613,6 @@ def _tree_file(repo: GitRepo, rev: str, path: str, where: str) -> str | None:
                               "loop of them); name a file inside it.")
         pending[:0] = PurePosixPath(target).parts
     return "/".join(done) if mode in _FILES else None
-
-
-def _tree_mode(repo: GitRepo, rev: str, path: str) -> str | None:
-    """The mode of a path's entry in a commit's tree (`git ls-tree`), None if absent."""
-    listed = repo.run(["ls-tree", "-z", "--full-tree", rev, "--", path])
-    for entry in listed.split(b"\0"):
-        meta, _, name = entry.partition(b"\t")
-        if os.fsdecode(name) == path:
-            return meta.split(b" ", 1)[0].decode("ascii")
-    return None
 
 
 def _session(config: Config, events: Events, redactor: Redactor,
@@ -688,9 +678,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
     """The user's output folder is theirs to choose, anywhere but in a git directory: run
     folders among refs or hooks break the repository. (One the reviewed repository chose
     and a symlink leads there gets no artifacts instead: see the pipeline.)"""
-    from reviewbot.paths import git_dir_problem, git_dirs
+    from reviewbot.paths import git_dir_problem
 
-    problem = git_dir_problem(folder, repo.root, lambda: git_dirs(repo))
+    problem = git_dir_problem(folder, repo.root, repo.git_dirs)
     if problem is None:
         return
     if origin == "--output-dir":

@@ -196,6 +196,23 @@ class GitRepo:
         return frozenset(path for path, answer in zip(wanted, answers, strict=True)
                          if answer.split(b" ")[1:2] == [b"tree"])
 
+    def tree_mode(self, rev: str, path: str) -> str | None:
+        """The mode of a path's entry in a commit's tree (`120000` a symlink, `100644` a
+        file, `040000` a folder), None when the tree has no such entry."""
+        listed = self.run(["ls-tree", "-z", "--full-tree", rev, "--", path])
+        for entry in listed.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            if os.fsdecode(name) == path:
+                return meta.split(b" ", 1)[0].decode("ascii")
+        return None
+
+    def git_dirs(self) -> tuple[Path, ...]:
+        """The repository's git directories, symlinks resolved: its own (`.git`, or where a
+        `.git` file or GIT_DIR leads) and the one a linked worktree shares with the others."""
+        listed = self.text(["rev-parse", "--git-dir", "--git-common-dir"]).splitlines()
+        # Relative to the root where git ran, or absolute: joining handles both.
+        return tuple(dict.fromkeys((self.root / line).resolve() for line in listed if line))
+
     def show(self, rev: str, path: str) -> bytes | None:
         """A file's bytes at a revision ("" means the index), or None if it is not there.
 

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from reviewbot.git import GitRepo
 
 DEFAULT_RUNS = Path(".reviewbot/runs")
 DEFAULT_CACHE = Path(".reviewbot/cache")
@@ -28,14 +24,6 @@ def runs_folder(repo_root: Path, configured: Path | None, flag: Path | None = No
     if flag is not None:
         return flag.resolve()
     return configured if configured is not None else repo_root / DEFAULT_RUNS
-
-
-def git_dirs(repo: GitRepo) -> tuple[Path, ...]:
-    """The repository's git directories, symlinks resolved: its own (`.git`, or where a
-    `.git` file or GIT_DIR leads) and the one a linked worktree shares with the others."""
-    listed = repo.text(["rev-parse", "--git-dir", "--git-common-dir"]).splitlines()
-    # Relative to the root where git ran, or absolute: joining handles both.
-    return tuple(dict.fromkeys((repo.root / line).resolve() for line in listed if line))
 
 
 def has_git_part(path: Path, repo_root: Path) -> bool:

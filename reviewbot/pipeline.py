@@ -27,7 +27,7 @@ from reviewbot.events import Events
 from reviewbot.fusion import fuse
 from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.paths import git_dir_problem, git_dirs, private_folders
+from reviewbot.paths import git_dir_problem, private_folders
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.report import clip_code
@@ -422,7 +422,7 @@ def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_d
                              config.keep_runs, inside=repo.root if guarded else None,
                              notify=events.notice, tracked=repo.tracks,
                              in_git=lambda folder: git_dir_problem(folder, repo.root,
-                                                                   lambda: git_dirs(repo)))
+                                                                   repo.git_dirs))
     return RunContext(repo=repo, request=request, config=config, run_dir=run_dir,
                       events=events, session=session, redactor=redactor, now=now,
                       started=time.monotonic())
