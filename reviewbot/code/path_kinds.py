@@ -52,15 +52,16 @@ _COMPILED: tuple[tuple[Tag, re.Pattern[str]], ...] = tuple(
     for tag, globs in _PATH_TAGS)
 
 
-# Documentation is prose: code under docs/ (a Sphinx conf.py, an example app) or a module named
-# like a docs file (authors/views.py, licenses/api.py, changelog_service.py) is code.
-_PROSE = frozenset({"markdown", "rst", "text", "html"})
+# What documentation is made of: code under docs/ (a Sphinx conf.py, an example app) or a
+# module named like a docs file (authors/views.py, licenses/api.py, changelog_service.py) is
+# code.
+DOCUMENT_LANGUAGES = frozenset({"markdown", "rst", "text", "html"})
 
 
 @lru_cache(maxsize=4096)
 def _tags(lowered: str) -> tuple[Tag, ...]:
     return tuple(tag for tag, pattern in _COMPILED if pattern.match(lowered)
-                 and (tag != "docs" or detect_language(lowered) in _PROSE))
+                 and (tag != "docs" or detect_language(lowered) in DOCUMENT_LANGUAGES))
 
 
 def path_tags(path: str) -> list[Tag]:

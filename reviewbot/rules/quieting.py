@@ -31,7 +31,7 @@ import msgspec
 
 from reviewbot.code.languages import detect_language
 from reviewbot.code.lexical import comment_body
-from reviewbot.code.path_kinds import path_tags
+from reviewbot.code.path_kinds import DOCUMENT_LANGUAGES, path_tags
 from reviewbot.schema import ReviewUnit, Tag
 
 # The tags that lower or skip rules (rules/__init__.py, rules/secrets.py, rules/hygiene.py,
@@ -51,8 +51,6 @@ _KIND_FOLDERS: dict[Tag, frozenset[str]] = {
 
 # Languages that are documentation by what they are, not where they are.
 _PROSE = frozenset({"markdown", "rst"})
-# What a documentation folder may hold: prose, plain text, pages.
-_DOCUMENTS = frozenset({"markdown", "rst", "text", "html"})
 
 # Patch types whose file the base already had under the same name.
 _AT_BASE = frozenset({"modify", "mode", "delete"})
@@ -117,7 +115,7 @@ def file_kinds(files: Mapping[str, Sequence[ReviewUnit]], layout: BaseLayout | N
 def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[str]]] | None,
           present: frozenset[str], read_new: Callable[[str], str | None]) -> FileKind:
     named = set(QUIETING_TAGS.intersection(path_tags(path)))
-    if units and units[0].language not in _DOCUMENTS:
+    if units and units[0].language not in DOCUMENT_LANGUAGES:
         named.discard("docs")  # code by its `#!` line, whatever its name
     tags: set[Tag]
     if pairs is None:
