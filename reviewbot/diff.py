@@ -7,8 +7,6 @@ diff bytes to units, so it can be tested and replayed without a repository.
 from __future__ import annotations
 
 import hashlib
-import itertools
-import re
 from collections.abc import Callable, Iterator
 
 from unidiff.errors import UnidiffParseError
@@ -17,7 +15,7 @@ from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
-from reviewbot.diff_headers import block_paths, decode_path, normalise_headers
+from reviewbot.diff_headers import block_paths, decode_path, normalise_headers, split_stanzas
 from reviewbot.errors import GitError, UsageError
 from reviewbot.git import GitRepo
 from reviewbot.schema import (
@@ -106,19 +104,15 @@ def _diff(repo: GitRepo, args: list[str], *, worktree: bool = False) -> bytes:
     return kept + repo.diff(["--no-renames", *args, "--", *moved]) if moved else raw
 
 
-_STANZA = re.compile(rb"^diff --git ", re.MULTILINE)
-
-
 def _language_renames(raw: bytes) -> tuple[bytes, list[str]]:
     """The diff without its renames that change a file's language (`notes.txt` to
     `notes.py`), and both paths of each: under its new name the file's code was never read
     as code, so it is diffed again as a deletion and an addition (every line added)."""
     if b"\nrename from " not in raw:
         return raw, []
-    starts = [m.start() for m in _STANZA.finditer(raw)] + [len(raw)]
-    kept, moved = [raw[:starts[0]]], []
-    for start, end in itertools.pairwise(starts):
-        stanza = raw[start:end]
+    preamble, stanzas = split_stanzas(raw)
+    kept, moved = [preamble], []
+    for stanza in stanzas:
         head = stanza.split(b"\n@@ ", 1)[0]
         if b"\nrename from " in head:
             lines = head.decode("utf-8", "surrogateescape").split("\n")

@@ -11,14 +11,12 @@ costs one search over its bytes.
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
 from reviewbot.code.languages import detect_language
-from reviewbot.diff_headers import block_paths
+from reviewbot.diff_headers import block_paths, split_stanzas
 from reviewbot.git import GitRepo
 
 # git's buffer_is_binary: a NUL byte in the first FIRST_FEW_BYTES of a side.
@@ -186,10 +184,7 @@ def patches_as_text(repo: GitRepo, patches: list[tuple[str, bytes]]) -> list[tup
 def text_stanzas(raw: bytes) -> dict[bytes, bytes]:
     """A text diff's stanzas, by their header lines before `--- `."""
     found: dict[bytes, bytes] = {}
-    starts = [m.start() + 1 for m in re.finditer(b"\n" + re.escape(_GIT_HEADER), raw)]
-    starts = ([0] if raw.startswith(_GIT_HEADER) else []) + starts + [len(raw)]
-    for start, end in itertools.pairwise(starts):
-        stanza = raw[start:end]
+    for stanza in split_stanzas(raw)[1]:
         minus = stanza.find(b"\n--- ")
         hunk = stanza.find(b"\n@@ ")
         if minus != -1 and (hunk == -1 or minus < hunk):

@@ -15,6 +15,7 @@ for a header line.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 
 _GIT_HEADER = "diff --git "
@@ -133,3 +134,17 @@ def unquote(name: str, errors: str = "replace") -> str:
         raw, _ = codecs.escape_decode(name[1:-1].encode("utf-8", "surrogateescape"))
         return bytes(raw).decode("utf-8", errors)
     return name
+
+
+# A file's stanza starts with this at the start of a line (a hunk's lines start with ' ', '+',
+# '-' or '\\', so a file's own "diff --git" text is never taken for one).
+_STANZA = re.compile(rb"^diff --git ", re.MULTILINE)
+
+
+def split_stanzas(raw: bytes) -> tuple[bytes, list[bytes]]:
+    """A diff's text before its first file, and each file's stanza, in order."""
+    starts = [m.start() for m in _STANZA.finditer(raw)]
+    if not starts:
+        return raw, []
+    ends = [*starts[1:], len(raw)]
+    return raw[:starts[0]], [raw[start:end] for start, end in zip(starts, ends, strict=True)]
