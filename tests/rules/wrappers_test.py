@@ -19,7 +19,7 @@ from reviewbot.rules.imported import MAX_MODULE_CHARS
 from reviewbot.rules.python_ast import enclosing_function
 from reviewbot.schema import Finding
 from tests.conftest import GitFixture
-from tests.rules.conftest import findings, make_diff
+from tests.rules.conftest import Base, findings, make_diff
 
 SSH = '''import subprocess
 
@@ -117,10 +117,11 @@ UTILS = ('import subprocess\n\n\ndef run_command(command, check=True):\n'
          'def quiet(command):\n    return run_command(command, check=False)\n')
 
 
-class Project:
+class Project(Base):
     """The reviewed side's other files, and every batch of paths the rules asked for."""
 
     def __init__(self, files: dict[str, str]) -> None:
+        super().__init__()
         self.files = files
         self.asked: list[list[str]] = []
 
@@ -130,9 +131,6 @@ class Project:
     def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
         self.asked.append(list(paths))
         return {path: self.files.get(path) for path in paths}
-
-    def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
-        return frozenset()
 
 
 def _imported(path: str, new: str, old: str, project: Project) -> list[Finding]:
