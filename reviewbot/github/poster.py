@@ -455,8 +455,9 @@ class Poster:
         """Answer a comment (in its thread for a review comment), once: a re-run of the same
         event finds the answer already there, and of two runs answering at once, the later
         answer is deleted again. Its URL."""
-        # Clipped before the marker: the marker stays the last line.
-        body = self._sealed(reply_body(text[:MAX_BODY - 100], comment.id))
+        # Redacted, then clipped (what GitHub counts), then marked: the marker stays the last
+        # line, and no value the pass masks can touch it.
+        body = reply_body(self.redact(text)[:MAX_BODY - 100], comment.id)
         found = self._reply_to(comment)
         if found is not None:
             return str(found.html_url)
