@@ -13,7 +13,10 @@ Two corpora, both from PyPI releases (nothing here was written to match either t
 bandit runs on the whole new file and is then held to the added lines, as reviewbot is.
 
     python bench/bandit_parity.py [--cache bench/.cache] [--only fixes|releases]
-        [--round N] [--whole-release] [--list]
+        [--round N] [--whole-release] [--list] [--package NAME ...]
+
+bandit and ruff come with the bench extra (`pip install -e '.[bench]'`); without one of them
+its columns say "not installed" and reviewbot's figures are still printed.
 """
 
 from __future__ import annotations
@@ -34,12 +37,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import PAIRS, git, release_repo
+from corpus import PAIRS, add_package_option, git, only, release_repo
 from vulnerability_fixes import FIXES, VulnFix
 
 SECURITY = ("security", "secrets")
 BIN = Path(sys.executable).parent
 Json = dict[str, Any]
+PEERS = ("bandit", "ruff")
+INSTALLED = frozenset(name for name in PEERS if (BIN / name).exists())
+
+
+def cell(peer: str, text: str) -> str:
+    """A peer's figure, or why there is none (0 would read as "found nothing")."""
+    return text if peer in INSTALLED else "not installed"
 
 
 # --- fetching releases -----------------------------------------------------------------------
@@ -105,7 +115,7 @@ def run_reviewbot(repo: Path, runs: Path) -> Review:
 
 
 def run_bandit(repo: Path, files: list[str]) -> list[Json]:
-    if not files:
+    if not files or "bandit" not in INSTALLED:
         return []
     out = subprocess.run([str(BIN / "bandit"), "-f", "json", "-q", *files], cwd=repo,
                          capture_output=True, text=True, check=False)
@@ -118,7 +128,7 @@ def run_bandit(repo: Path, files: list[str]) -> list[Json]:
 def run_ruff(repo: Path, files: list[str]) -> list[Json]:
     """ruff's S rules (bandit's checks re-implemented), as {"test_id", "line_range"} like
     bandit's results."""
-    if not files:
+    if not files or "ruff" not in INSTALLED:
         return []
     out = subprocess.run([str(BIN / "ruff"), "check", "--isolated", "--no-cache", "--select",
                           "S", "--output-format", "json", "--exit-zero", *files], cwd=repo,
@@ -217,7 +227,8 @@ def print_fixes(results: list[FixResult]) -> None:
         held = f" (held out, round {r.fix.round})" if r.fix.held_out else ""
         print(f"| {r.fix.cls} | {r.fix.package} {r.fix.vulnerable} -> {r.fix.fixed}{held} | "
               f"{r.fix.reference} | {len(r.vulnerable)} | {', '.join(r.reviewbot) or '-'} | "
-              f"{', '.join(r.bandit) or '-'} | {', '.join(r.ruff) or '-'} | "
+              f"{cell('bandit', ', '.join(r.bandit) or '-')} | "
+              f"{cell('ruff', ', '.join(r.ruff) or '-')} | "
               f"{r.tagged}/{r.units} |")
     print("\n| class | fixes | reviewbot flags a vulnerable line | bandit | ruff S | units "
           "tagged security_sensitive |")
@@ -232,7 +243,8 @@ def print_fixes(results: list[FixResult]) -> None:
         ruff = sum(bool(r.ruff) for r in rows)
         units, tagged = sum(r.units for r in rows), sum(r.tagged for r in rows)
         print(f"| {cls} | {len(rows)} | {ours} ({pct(ours, len(rows))}) | "
-              f"{theirs} ({pct(theirs, len(rows))}) | {ruff} ({pct(ruff, len(rows))}) | "
+              f"{cell('bandit', f'{theirs} ({pct(theirs, len(rows))})')} | "
+              f"{cell('ruff', f'{ruff} ({pct(ruff, len(rows))})')} | "
               f"{tagged}/{units} ({pct(tagged, units)}) |")
 
 
@@ -278,13 +290,15 @@ def print_releases(results: list[ReleaseResult], listing: bool) -> None:
           "units tagged security_sensitive |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for r in results:
-        print(f"| {r.name} | {r.units} | {len(r.ours)} | {len(r.theirs)} | "
+        print(f"| {r.name} | {r.units} | {len(r.ours)} | {cell('bandit', str(len(r.theirs)))} | "
               f"{pct(r.tagged, r.units)} |")
     units = sum(r.units for r in results)
     ours, theirs = sum(len(r.ours) for r in results), sum(len(r.theirs) for r in results)
     print(f"| **all {len(results)}** | {units} | {ours} ({100 * ours / units:.1f} / 100 units) "
-          f"| {theirs} ({100 * theirs / units:.1f} / 100 units) | "
+          f"| {cell('bandit', f'{theirs} ({100 * theirs / units:.1f} / 100 units)')} | "
           f"{pct(sum(r.tagged for r in results), units)} |")
+    if "bandit" not in INSTALLED:
+        return
     missed = Counter(line.split()[0] for r in results for line in r.theirs_only)
     print("\nbandit findings reviewbot lacks, by test id: "
           + (", ".join(f"{k} {n}" for k, n in missed.most_common()) or "none"))
@@ -316,23 +330,33 @@ def main() -> None:
     parser.add_argument("--list", action="store_true",
                         help="print every finding one tool makes on ordinary changes that "
                              "the other does not")
+    add_package_option(parser)
     args = parser.parse_args()
-    missing = [name for name in ("bandit", "ruff") if not (BIN / name).exists()]
+    fixes_run = only([f for f in FIXES if args.rounds is None or f.round in args.rounds],
+                     lambda fix: fix.package, args.packages, strict=False)
+    releases_run = only([p for p in PAIRS if p[0] == "pypi"], lambda pair: pair[1],
+                        args.packages, strict=False)
+    unknown = ({name.lower() for name in args.packages or ()}
+               - {fix.package.lower() for fix in fixes_run}
+               - {pair[1].lower() for pair in releases_run})
+    if unknown:
+        raise SystemExit(f"no fix or release of {', '.join(sorted(unknown))} in this bench")
+    missing = [name for name in PEERS if name not in INSTALLED]
     if missing:
-        raise SystemExit(f"{', '.join(missing)} not installed in this environment: "
-                         "pip install -e '.[bench,test]'")
+        print(f"{' and '.join(missing)} not installed in this environment (pip install -e "
+              "'.[bench]'): reviewbot's figures only\n")
     work = Path(tempfile.mkdtemp(prefix="reviewbot-parity-"))
     try:
-        if args.only != "releases":
+        if args.only != "releases" and fixes_run:
             fixes = []
-            for fix in (f for f in FIXES if args.rounds is None or f.round in args.rounds):
+            for fix in fixes_run:
                 print(f"vulnerability fix: {fix.name} ...", file=sys.stderr)
                 fixes.append(review_fix(fix, args.cache, work, args.whole_release))
             print_fixes(fixes)
             print()
-        if args.only != "fixes":
+        if args.only != "fixes" and releases_run:
             releases = []
-            for pair in (p for p in PAIRS if p[0] == "pypi"):
+            for pair in releases_run:
                 print(f"release: {pair[1]} {pair[2]} -> {pair[3]} ...", file=sys.stderr)
                 releases.append(review_release(pair, args.cache, work))
             print_releases(releases, args.list)

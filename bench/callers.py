@@ -12,7 +12,7 @@ Compared: the files among the bundle's call sites (the rules' plan, default budg
 the files a plain `git grep -l "NAME("` lists. Token ratio: the unit's bundle against the
 changed file plus every file that names the symbol, in full.
 
-    python bench/callers.py [--cache bench/.cache]
+    python bench/callers.py [--cache bench/.cache] [--package NAME ...]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpus import PAIRS, release_repo
+from corpus import PAIRS, add_package_option, only, release_repo
 
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.config import Config
@@ -131,13 +131,15 @@ def review_change(package: str, old: str, new: str, cache: Path,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
+    add_package_option(parser)
     args = parser.parse_args()
+    changes = only(CHANGES, lambda change: change[0], args.packages)
     work = Path(tempfile.mkdtemp(prefix="reviewbot-callers-"))
     symbols: list[Symbol] = []
     costs: list[UnitCost] = []
     ambiguous = 0
     try:
-        for package, old, new in CHANGES:
+        for package, old, new in changes:
             print(f"{package} {old} -> {new} ...", file=sys.stderr)
             found, cost, skipped = review_change(package, old, new, args.cache, work)
             symbols += found
@@ -149,7 +151,7 @@ def main() -> None:
     truth = sum(len(s.truth) for s in with_callers)
     ours = sum(len(s.truth & s.ours) for s in with_callers)
     grep = sum(len(s.truth & s.grep) for s in with_callers)
-    print(f"{len(symbols)} changed or removed functions in {len(CHANGES)} changes "
+    print(f"{len(symbols)} changed or removed functions in {len(changes)} changes "
           f"({len(with_callers)} with callers; {ambiguous} names called from more than "
           f"{MAX_TRUTH_FILES} files left out)")
     print("| measure | reviewbot bundle | git grep -l 'NAME(' |")

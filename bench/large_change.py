@@ -83,6 +83,9 @@ def measure(repo: Path, runs: Path, processes: int | None) -> tuple[float, int, 
     process.wait()
     seconds = time.perf_counter() - started
     sampler.join()
+    # A review that stops on an error (2, 3) is fast and measures nothing.
+    if process.returncode not in (0, 1):
+        sys.exit(f"reviewbot exited {process.returncode}, so its time means nothing")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     newest = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
     size = sum(p.stat().st_size for p in newest.iterdir())

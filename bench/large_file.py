@@ -51,10 +51,14 @@ def time_hook(root: Path, runs: int) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "reviewbot", "--mode", "staged", "--quiet",
-                        "--repo", str(root)], check=False, capture_output=True,
-                       env={**os.environ, "REVIEWBOT_CONFIG": os.devnull})
+        done = subprocess.run([sys.executable, "-m", "reviewbot", "--mode", "staged", "--quiet",
+                               "--repo", str(root)], check=False, capture_output=True, text=True,
+                              env={**os.environ, "REVIEWBOT_CONFIG": os.devnull})
         times.append(time.perf_counter() - started)
+        # A review that stops on an error (2, 3) is fast and measures nothing.
+        if done.returncode not in (0, 1):
+            sys.exit(f"reviewbot exited {done.returncode}, so its time means nothing: "
+                     f"{done.stderr.strip()[-2000:]}")
     return statistics.median(times)
 
 

@@ -131,6 +131,9 @@ def main() -> None:
         print((result.stdout + result.stderr).replace(work, "/tmp/demo").rstrip())
         print(f"(exit code {result.returncode})")
     server.stop()
+    # 1 is "findings at the fail level", the demo's point; 2 and 3 are a run that broke.
+    if result.returncode not in (0, 1):
+        sys.exit(f"reviewbot exited {result.returncode}: the demo did not run")
 
 
 if __name__ == "__main__":

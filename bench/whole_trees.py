@@ -6,7 +6,7 @@ These tools run commands, read archives and hold secret-scanner patterns by desi
 finding here is not a bug report: it is what a user would see if they staged this code.
 Errors block a commit, so each error is listed for a reader to judge.
 
-    python bench/whole_trees.py [--cache bench/.cache] [--list]
+    python bench/whole_trees.py [--cache bench/.cache] [--list] [--package NAME ...]
 
 The releases come from PyPI (the bench cache): nothing in them was written for reviewbot.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import fetch, git, unpack
+from corpus import add_package_option, fetch, git, only, unpack
 
 RELEASES = (("pip", "24.0"), ("setuptools", "69.5.1"), ("virtualenv", "20.25.0"),
             ("pre-commit", "3.6.0"), ("GitPython", "3.1.30"), ("bandit", "1.7.7"),
@@ -57,18 +57,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=Path(__file__).parent / ".cache")
     parser.add_argument("--list", action="store_true", help="list every warning too")
+    add_package_option(parser)
     args = parser.parse_args()
+    releases = only(RELEASES, lambda release: release[0], args.packages)
     work = Path(tempfile.mkdtemp(prefix="reviewbot-whole-"))
     try:
         findings: list[dict] = []
         lines = 0
-        for package, version in RELEASES:
+        for package, version in releases:
             print(f"reviewing {package} {version} ...", file=sys.stderr)
             findings += review_release(package, version, args.cache, work)
             lines += python_lines(work / package)
         severities = ("error", "warning", "info")
         by_rule = Counter((f["rule_id"], f["severity"]) for f in findings)
-        print(f"{len(RELEASES)} releases, {lines:,} lines of Python\n")
+        print(f"{len(releases)} releases, {lines:,} lines of Python\n")
         print("| rule | " + " | ".join(severities) + " |")
         print("| --- | " + " | ".join("---:" for _ in severities) + " |")
         for rule in sorted({rule for rule, _ in by_rule}):
