@@ -612,7 +612,7 @@ def test_a_shallow_clone_is_told_to_fetch_the_history(
         repo.write("a.py", f"a = {number}\n")
         repo.commit(f"c{number}")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone)],
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--", f"file://{repo.root}", str(clone)],
                    check=True, capture_output=True)
     code = main(["--repo", str(clone), "--mode", "pr", "--base", "HEAD~2", "--offline"])
     err = capsys.readouterr().err
