@@ -255,6 +255,8 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         return _review_github(args, repo, redactor, events)
     request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args, events), args, repo)
+    if args.mode == "pr" and not args.pre_push and request.base:
+        _say_unused_config_edit(repo, request.base, args.config, config, events)
     session = None if args.offline else _session(config, events, redactor, request.mode)
     with _progress(events, args):
         outcome = run_review(repo, request, config,
@@ -554,7 +556,7 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
     from reviewbot.config import load_config
-    from reviewbot.diff import fetch_command
+    from reviewbot.diff import missing_commit
     from reviewbot.rules import RULES
 
     reader = None
@@ -563,16 +565,49 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
         base = repo.rev_parse(wanted)
         if base is None:  # never the work tree instead: that is the change's own config
             given = "the pull request's base" if base_rev else "--base"
-            raise GitError(f"{given} {wanted} is not a commit in this repository (its config "
-                           f"is read there). Fetch it first "
-                           f"(`{fetch_command(wanted, repo.remotes())}`; in GitHub Actions "
-                           "use actions/checkout with `fetch-depth: 0`).")
+            raise GitError(missing_commit(repo, wanted, given, " (its config is read there)"))
         reader = _tree_reader(repo, base, f"{wanted} (the base)")
     config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
                          revision=f"{wanted} (the base)", repo_config=args.config)
     for note in config.notes:
         events.notice(note)
     return config
+
+
+def _say_unused_config_edit(repo: GitRepo, base: str, given: Path | None, config: Config,
+                            events: Events) -> None:
+    """A pr review reads the repository's config at the base: a notice when the config
+    file has uncommitted edits, which someone trying a setting out would expect to count."""
+    from reviewbot.config import repository_path
+    from reviewbot.paths import REPO_FILE
+
+    names = [REPO_FILE, "pyproject.toml"] if given is None else [repository_path(repo.root, given)]
+    for name in names:
+        if name is None:  # --config outside the repository: read from disk, edits and all
+            continue
+        worktree = _reviewbot_settings(name, repo.read_worktree(name))
+        committed = _reviewbot_settings(name, repo.show("HEAD", name) if repo.head() else None)
+        if worktree == committed or worktree == _reviewbot_settings(name, repo.show(base, name)):
+            continue
+        used = [source for source in config.sources if "(the base)" in source]
+        events.notice(f"{name} has uncommitted changes, which this review does not use: "
+                      "--mode pr reads the repository's config at the base, so that a change "
+                      "cannot loosen its own review (config used: "
+                      f"{' + '.join(used) or f'no repository config at {base}'})")
+        return
+
+
+def _reviewbot_settings(name: str, data: bytes | None) -> object:
+    """What a config file holds for reviewbot: pyproject.toml's `[tool.reviewbot]` (its
+    other tables are not reviewbot's), any other file's bytes."""
+    import tomllib
+
+    if name != "pyproject.toml" or data is None:
+        return data
+    try:
+        return tomllib.loads(data.decode("utf-8")).get("tool", {}).get("reviewbot")
+    except (ValueError, UnicodeDecodeError):
+        return data
 
 
 def _tree_reader(repo: GitRepo, rev: str, where: str) -> Callable[[str], bytes | None]:

@@ -274,7 +274,7 @@ def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
                    given: Path) -> tuple[str, dict[str, Any]]:
     """`--config FILE`: a file in the repository is read as .reviewbot.toml is (at the base
     of a pull request, never the change's copy); one outside it is the user's, from disk."""
-    inside = _repository_path(root, given) if read is not None else None
+    inside = repository_path(root, given) if read is not None else None
     if read is None or inside is None:
         path = given if given.is_absolute() else root / given
         if not path.is_file():
@@ -289,7 +289,7 @@ def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
     return source, _parse_toml(data, source)
 
 
-def _repository_path(root: Path, given: Path) -> str | None:
+def repository_path(root: Path, given: Path) -> str | None:
     """Where `--config` names a file in the repository (a path from its root), or None when
     it names one outside. Judged on the path as written (a relative one is from the root):
     a symlink in the work tree, which the change under review controls, never decides."""

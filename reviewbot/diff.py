@@ -166,12 +166,23 @@ def _collect_pr(repo: GitRepo, request: ChangeRequest) -> _Collected:
 def _require_commit(repo: GitRepo, rev: str, flag: str) -> str:
     sha = repo.rev_parse(rev)
     if sha is None:
-        raise GitError(
-            f"{flag} {rev} is not a commit in this repository. Fetch it first "
-            f"(`{fetch_command(rev, repo.remotes())}`; in GitHub Actions use actions/checkout "
-            "with `fetch-depth: 0`).",
-        )
+        raise GitError(missing_commit(repo, rev, flag))
     return sha
+
+
+def missing_commit(repo: GitRepo, rev: str, given: str, why: str = "") -> str:
+    """What to say about a revision the user gave that names no commit here (`why`: what
+    it was needed for): fetch it, unless no fetch could bring it."""
+    said = f"{given} {rev} is not a commit in this repository{why}"
+    problem = repo.history_problem(rev)
+    if problem is not None:
+        return f"{said}: {problem}"
+    remotes = repo.remotes()
+    if not remotes:
+        return (f"{said}, and the repository has no remote to fetch it from: name a branch, "
+                "tag or commit it has (`git log --oneline --all` lists them).")
+    return (f"{said}. Fetch it first (`{fetch_command(rev, remotes)}`; in GitHub Actions use "
+            "actions/checkout with `fetch-depth: 0`).")
 
 
 def fetch_command(rev: str, remotes: list[str]) -> str:

@@ -38,6 +38,10 @@ DIFF_FLAGS = (
 _ABSENT = re.compile(r"does not exist|exists on disk, but not in|is in the index, but not|"
                      r"unknown revision or path not in the working tree")
 
+# A revision that counts back from another (`HEAD~1000`, `main^^`): when the start resolves
+# and the revision does not, the history is too short, and no fetch of the name helps.
+_ANCESTRY = re.compile(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
+
 
 @dataclass(frozen=True)
 class GitRepo:
@@ -90,6 +94,24 @@ class GitRepo:
     def is_shallow(self) -> bool:
         return self.text(["rev-parse", "--is-shallow-repository"]) == "true"
 
+    def history_problem(self, rev: str) -> str | None:
+        """Why a revision that counts back from a commit here names none (`HEAD~1000` past
+        the first commit), with what to do; None when `rev` is not such a revision."""
+        match = _ANCESTRY.fullmatch(rev)
+        start = match["start"] if match else ""
+        sha = self.rev_parse(start) if start else None
+        if sha is None:
+            return None
+        length = self.count_commits(sha, first_parent=True)
+        commits = f"{length} commit{'s' if length != 1 else ''}"
+        if self.is_shallow():
+            return (f"this shallow clone holds {commits} of {start}'s history; fetch the rest "
+                    "first (`git fetch --unshallow`; in GitHub Actions use actions/checkout "
+                    "with `fetch-depth: 0`).")
+        # A full history: no fetch can bring a commit older than the first.
+        return (f"{start}'s history has {commits} ({start}~{length - 1} is the first); name "
+                f"a commit that exists (`git log --oneline {start}` lists them).")
+
     def current_branch(self) -> str | None:
         out = self.run(["symbolic-ref", "--quiet", "--short", "HEAD"], ok_codes=(0, 1))
         return out.decode("utf-8", "replace").strip() or None
@@ -116,8 +138,9 @@ class GitRepo:
         status, _, _ = self._execute(["merge-base", "--is-ancestor", ancestor, descendant])
         return status == 0
 
-    def count_commits(self, rev_range: str) -> int:
-        return int(self.text(["rev-list", "--count", rev_range]) or 0)
+    def count_commits(self, rev_range: str, *, first_parent: bool = False) -> int:
+        return int(self.text(["rev-list", "--count",
+                              *(["--first-parent"] if first_parent else []), rev_range]) or 0)
 
     def commit_patches(self, revs: Sequence[str], limit: int) -> list[tuple[str, bytes]]:
         """(sha, patch) of each non-merge commit of `git log REVS`, newest first, with no

@@ -53,7 +53,19 @@ def all_files_request(repo: GitRepo, why: str) -> HookRequest:
         return HookRequest(ChangeRequest(mode="pr", base=base, head="HEAD", check_history=True),
                            f"{why}: reviewing this branch against {base}")
     return HookRequest(ChangeRequest(mode="working", base_is_root=True),
-                       f"{why}, and no branch to compare with: reviewing every tracked file")
+                       f"{why}, and {_nothing_ahead(repo, base)}: reviewing every tracked file")
+
+
+def _nothing_ahead(repo: GitRepo, base: str | None) -> str:
+    """Why the branch has no change of its own to review, as the user can check it."""
+    if repo.head() is None:
+        return "no commit yet"
+    if base is None:
+        return "no upstream branch or origin/HEAD to compare with"
+    branch = repo.current_branch() or "HEAD"
+    if repo.rev_parse(base) == repo.head():
+        return f"{branch} is at {base} (no commit of its own)"
+    return f"{branch} has no commit that {base} lacks"
 
 
 def _short(ref: str) -> str:

@@ -584,3 +584,91 @@ def test_a_pushed_range_that_is_not_here_is_said_in_pre_commits_words(
     assert code == 2
     assert f"PRE_COMMIT_FROM_REF={'0' * 40} (the pushed range" in err
     assert "--base" not in err
+
+
+def test_a_revision_past_the_first_commit_is_not_sent_to_a_fetch(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A revision that counts back past the first commit of a full history cannot be
+    fetched: the error says how long the history is, never `git fetch`."""
+    for number in (1, 2, 3):
+        repo.write("a.py", f"a = {number}\n")
+        repo.commit(f"c{number}")
+    repo.git("remote", "add", "origin", str(repo.root))
+    for flag in ("--base", "--head"):
+        given = ["--base", "HEAD~1", flag, "HEAD~1000"] if flag == "--head" else [
+            flag, "HEAD~1000"]
+        code, _, err = run_cli(repo, capsys, "--mode", "pr", "--offline", *given)
+        assert code == 2
+        assert f"{flag} HEAD~1000 is not a commit in this repository" in err
+        assert "HEAD's history has 3 commits (HEAD~2 is the first)" in err
+        assert "git fetch" not in err
+
+
+def test_a_shallow_clone_is_told_to_fetch_the_history(
+        repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """In a shallow clone the older commits exist upstream: the error says how to fetch
+    them."""
+    for number in (1, 2, 3):
+        repo.write("a.py", f"a = {number}\n")
+        repo.commit(f"c{number}")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--", f"file://{repo.root}", str(clone)],
+                   check=True, capture_output=True)
+    code = main(["--repo", str(clone), "--mode", "pr", "--base", "HEAD~2", "--offline"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "this shallow clone holds 1 commit of HEAD's history" in err
+    assert "`git fetch --unshallow`" in err
+
+
+def test_a_name_that_is_not_here_is_fetched_only_from_a_remote(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fetch is suggested only when there is a remote to fetch from."""
+    repo.commit()
+    code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", "origin/main")
+    assert code == 2
+    assert "has no remote to fetch it from" in err and "git fetch" not in err
+    repo.git("remote", "add", "origin", str(repo.root))
+    code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", "origin/main")
+    assert code == 2
+    assert "Fetch it first (`git fetch origin main`;" in err
+
+
+@pytest.mark.parametrize("edit", ["modified", "untracked", "pyproject"])
+def test_an_uncommitted_config_edit_is_said_to_be_unused_in_pr_mode(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], edit: str) -> None:
+    """A pr review reads the repository's config at the base: a config edit in the work
+    tree is said not to count, with the config that does, never ignored in silence."""
+    repo.write("pyproject.toml", "[tool.black]\nline-length = 99\n")
+    if edit == "modified":
+        repo.write(".reviewbot.toml", 'fail_level = "error"\n')
+    base = repo.commit("base")
+    repo.write("run.py", SHELL_CALL)
+    repo.commit("a shell call")
+    if edit == "pyproject":
+        repo.write("pyproject.toml", f"{RULE_OFF.replace('[rules]', '[tool.reviewbot.rules]')}")
+    else:
+        repo.write(".reviewbot.toml", RULE_OFF)
+    code, out, err = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--format", "json")
+    assert (code, found(out)) == (1, ["python.shell-injection"])
+    name = "pyproject.toml" if edit == "pyproject" else ".reviewbot.toml"
+    used = (f".reviewbot.toml at {base} (the base)" if edit == "modified"
+            else f"no repository config at {base}")
+    assert err == (f"reviewbot: {name} has uncommitted changes, which this review does not "
+                   "use: --mode pr reads the repository's config at the base, so that a change "
+                   f"cannot loosen its own review (config used: {used})\n")
+    # The staged and working reviews read the work tree's file: no notice there.
+    code, _, err = run_cli(repo, capsys, "--mode", "working", "--format", "json")
+    assert code == 0 and err == ""
+
+
+def test_an_unrelated_pyproject_edit_gets_no_config_notice(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only reviewbot's own table counts as config in pyproject.toml."""
+    repo.write("pyproject.toml", '[tool.reviewbot]\nfail_level = "error"\n')
+    base = repo.commit("base")
+    repo.write("a.py", "a = 1\n")
+    repo.commit()
+    repo.write("pyproject.toml", '[tool.reviewbot]\nfail_level = "error"\n[tool.black]\n')
+    code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--format", "json")
+    assert code == 0 and err == ""

@@ -286,6 +286,7 @@ def test_pr_mode_needs_a_base(repo: GitFixture) -> None:
 
 def test_pr_mode_unknown_base_says_how_to_fetch(repo: GitFixture) -> None:
     repo.commit()
+    repo.git("remote", "add", "origin", str(repo.root))
     with pytest.raises(GitError, match="fetch-depth: 0"):
         units(repo, "pr", base="origin/nowhere")
 

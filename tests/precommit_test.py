@@ -217,3 +217,18 @@ def test_all_files_run_with_nothing_staged_reviews_the_tracked_files(
     assert result.returncode == 1, output
     assert "python.shell-injection" in output
     assert "reviewing every tracked file" in output
+
+
+def test_all_files_run_on_a_branch_level_with_its_remote_says_so(
+        project: GitFixture, remote: Path) -> None:
+    """`pre-commit run --all-files` on a branch with nothing of its own says why every
+    tracked file is reviewed (the branch is at origin/main), never that there is no branch
+    to compare with."""
+    assert _push(project, "-u", "origin", "main").returncode == 0
+    result = subprocess.run([PRE_COMMIT, "run", "--all-files", "--verbose", "reviewbot"],
+                            cwd=project.root, capture_output=True, text=True, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert ("nothing is staged (pre-commit run --all-files?), and main is at origin/main (no "
+            "commit of its own): reviewing every tracked file") in output
+    assert "no branch to compare with" not in output
