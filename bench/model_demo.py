@@ -1,7 +1,7 @@
 """A whole run with a model, end to end, against the local OpenAI-compatible test server:
 a two-file staged change; the server plays a reviewer that reads code, records findings (one
 a line off, one about a file outside the change), takes the verifier's feedback, and writes
-a fix. Prints the command and what reviewbot printed (the README's "With a model" run).
+a fix. Prints the command and what reviewbot printed (the sample run in docs/MODEL.md).
 
     python bench/model_demo.py [--format text|markdown|json]
 
