@@ -143,7 +143,8 @@ def _multiline_secrets(units: Iterable[ReviewUnit]) -> set[str]:
 def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
-    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source)
+    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source,
+                      read_old=source.rules_old_text)
     for note in rules.notes:
         ctx.events.notice(note)
     # From here on, what the rules found is redacted wherever it appears.
