@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from base64 import b64encode
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -143,7 +144,8 @@ def _multiline_secrets(units: Iterable[ReviewUnit]) -> set[str]:
 def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
-    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source)
+    rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source,
+                      read_old=source.rules_old_text)
     for note in rules.notes:
         ctx.events.notice(note)
     # From here on, what the rules found is redacted wherever it appears.
@@ -254,11 +256,17 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
     stats = _stats(index, findings, ctx.started).replace(
         model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units)
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
-                       stats=stats, description=description)
+                       stats=stats, description=description,
+                       path_bytes=_path_bytes(cast(DiffResult, state.need("diff"))))
     ctx.run_dir.write("report", report)
     ctx.events.emit("final_report", f"{len(findings)} findings", findings=len(findings),
                     run_dir=str(ctx.run_dir.path))
     return replace(state, report=report)
+
+
+def _path_bytes(diff: DiffResult) -> dict[str, str]:
+    return {shown: b64encode(bytes.fromhex(raw)).decode() for shown, raw in
+            diff.raw_paths.items()}
 
 
 def _description(ctx: RunContext, state: RunState) -> ChangeDescription | None:

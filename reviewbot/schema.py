@@ -15,6 +15,7 @@ the model its JSON schema; they convert into these records.
 
 from __future__ import annotations
 
+from base64 import b64decode
 from typing import Annotated, Any, Literal, Self
 
 import msgspec
@@ -362,6 +363,14 @@ class RunReport(Frozen, frozen=True, kw_only=True):
     units: tuple[IndexUnit, ...] = ()
     stats: RunStats = field(default_factory=RunStats)
     description: ChangeDescription | None = None
+    # A file name that is not UTF-8 is shown with U+FFFD for each bad byte (JSON text cannot
+    # hold the bytes): shown name -> the real name's bytes, base64. Empty for most changes.
+    path_bytes: dict[str, str] = field(default_factory=dict)
+
+    def real_path(self, shown: str) -> bytes:
+        """The file's real name, as git and the disk know it."""
+        encoded = self.path_bytes.get(shown)
+        return b64decode(encoded) if encoded is not None else shown.encode()
 
 
 # --- planning (steps 4 and 5) ----------------------------------------------------------

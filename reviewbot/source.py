@@ -86,6 +86,11 @@ class RepoSource(msgspec.Struct):
         file = self.read(path)
         return file.text if file.text is not None else file.oversize
 
+    def rules_old_text(self, path: str) -> str | None:
+        """The whole file at the base for the rules, whatever its size, or None."""
+        file = self.read(path, "old")
+        return file.text if file.text is not None else file.oversize
+
     def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]:
         """Other readable files of the new side for the rules (see `readable_files`), in one
         git call, none for paths that are not there: each path's text, or None (absent,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
 import os
@@ -14,6 +15,7 @@ import pytest
 from reviewbot import cli
 from reviewbot.cli import main
 from tests.conftest import GitFixture
+from tests.report.formats_test import validate_rdjson, validate_sarif
 
 FINDING_KEYS = {"file_path", "start_line", "end_line", "severity", "category", "rule_id",
                 "title", "message", "suggestion", "source", "unit_id", "evidence", "in_diff",
@@ -47,7 +49,8 @@ def test_json_output_contract(repo: GitFixture, capsys: pytest.CaptureFixture[st
     code, out, _ = run_cli(repo, capsys, "--format", "json", "--output-dir", str(tmp_path))
     doc = json.loads(out)
     assert code == 0
-    assert set(doc) == {"run_id", "findings", "units", "stats", "description"}
+    assert set(doc) == {"run_id", "findings", "units", "stats", "description", "path_bytes"}
+    assert doc["path_bytes"] == {}  # only names that are not UTF-8 are there
     assert doc["description"] is None  # only a pull request reviewed with a model has one
     assert (tmp_path / doc["run_id"] / "step9_report.json").is_file()
     [unit] = doc["units"]
@@ -290,6 +293,30 @@ def test_a_file_name_that_is_not_utf8_is_still_checked(
     assert code == 1
     assert [(f["file_path"], f["rule_id"]) for f in findings] == [
         ("bad\ufffd.py", "python.shell-injection")]
+
+
+def test_reports_name_a_file_that_is_not_utf8_by_its_bytes(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A report names the real file: SARIF percent-encodes the name's own bytes, JSON
+    carries them (base64) beside the shown name."""
+    repo.write("README.md", "# x\n")
+    repo.commit()
+    (repo.root / os.fsdecode(b"bad\xff\xfename.py")).write_bytes(
+        b"import os\nos.system('ls ' + input())\n")
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--format", "sarif")
+    doc = json.loads(out)
+    validate_sarif(doc)
+    uris = [result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for result in doc["runs"][0]["results"]]
+    assert code == 1 and uris == ["bad%FF%FEname.py"]
+    code, out, _ = run_cli(repo, capsys, "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert [(f["file_path"], base64.b64decode(report["path_bytes"][f["file_path"]]))
+            for f in report["findings"]] == [("bad\ufffd\ufffdname.py", b"bad\xff\xfename.py")]
+    code, out, _ = run_cli(repo, capsys, "--format", "rdjson")
+    validate_rdjson(out, tmp_path)
 
 
 def test_files_the_config_ignores_are_still_checked_for_secrets(

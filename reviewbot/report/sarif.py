@@ -60,23 +60,29 @@ def _result(data: ReportInput, finding: Finding, index: int) -> dict[str, Any]:
         "level": _LEVELS[finding.severity],
         "message": {"text": text},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": quote(finding.file_path), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": _artifact(data, finding),
             "region": {"startLine": finding.start_line, "endLine": finding.end_line},
         }}],
         "partialFingerprints": {"reviewbotFingerprint/v1": fingerprint(data, finding)},
         "properties": {"category": finding.category, "source": finding.source,
                        "unitId": finding.unit_id, "inDiff": finding.in_diff},
-        **({"fixes": [_fix(finding)]} if finding.replacement is not None else {}),
+        **({"fixes": [_fix(data, finding)]} if finding.replacement is not None else {}),
     }
 
 
-def _fix(finding: Finding) -> dict[str, Any]:
+def _artifact(data: ReportInput, finding: Finding) -> dict[str, str]:
+    """The file by its real name: a name that is not UTF-8 has its own bytes percent-encoded
+    (`bad%FF%FEname.py`), not the U+FFFD the report shows."""
+    return {"uri": quote(data.report.real_path(finding.file_path)), "uriBaseId": "%SRCROOT%"}
+
+
+def _fix(data: ReportInput, finding: Finding) -> dict[str, Any]:
     """Whole lines replaced: from column 1 of the first line to column 1 of the line after
     the last (SARIF 3.55, 3.57), so the replacement ends with its own newline."""
     return {
         "description": {"text": finding.suggestion or finding.title},
         "artifactChanges": [{
-            "artifactLocation": {"uri": quote(finding.file_path), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": _artifact(data, finding),
             "replacements": [{
                 "deletedRegion": {"startLine": finding.start_line, "startColumn": 1,
                                   "endLine": finding.end_line + 1, "endColumn": 1},

@@ -79,6 +79,9 @@ class _Checked(msgspec.Struct, frozen=True):
     assessments: tuple[Assessment, ...]
 
 
+# Patch types whose file the base has under the same name, with its lines changed.
+_SAME_NAME = frozenset({"modify", "mode"})
+
 # A file the config's `ignore` names: checked for secrets only, and not reviewed otherwise.
 IGNORED = "ignored_by_config"
 
@@ -90,18 +93,21 @@ PARALLEL_MIN_CHARS = 1_000_000
 
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
               history: Iterable[HistoryLine] = (),
-              project: ProjectSource | None = None) -> RulesResult:
+              project: ProjectSource | None = None,
+              read_old: ReadNew | None = None) -> RulesResult:
     """Tag and rate every unit and collect the findings rules can make on added lines (and,
     for a range of commits, on lines a commit added and a later one removed). A large change
     is checked on more than one core (`limits.processes`); the result is the same.
-    `project` reads other files of the reviewed side (a module a changed file imports)."""
+    `project` reads other files of the reviewed side (a module a changed file imports);
+    `read_old` a changed file as the base has it (a scanner asks whether a finding was
+    there already)."""
     all_units = tuple(units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
     # What quietens each file is decided by the base, never by a name the change adds.
     kinds = file_kinds(_by_path(all_units), project, read_new)
-    shared = _Shared(ChangeLines(all_units), ProjectFiles(project))
+    shared = _Shared(ChangeLines(all_units), ProjectFiles(project), read_old)
     changes = (_file_changes(kept, read_new, shared, kinds)
                + _file_changes(ignored, read_new, shared, kinds, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
@@ -186,6 +192,7 @@ class _Shared(msgspec.Struct, frozen=True):
 
     change: ChangeLines
     project: ProjectFiles
+    read_old: ReadNew | None = None
 
 
 def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Shared,
@@ -204,9 +211,24 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Sha
         changes.append(FileChange(
             path=path, language=file_units[0].language, tags=frozenset(tags),
             units=tuple(file_units), read_new=partial(read_new, path),
+            read_old=_old_reader(file_units, shared.read_old, path),
             change=shared.change, project=shared.project, kind=kind,
         ))
     return changes
+
+
+def _no_text() -> str | None:
+    return None
+
+
+def _old_reader(units: list[ReviewUnit], read_old: ReadNew | None,
+                path: str) -> Callable[[], str | None]:
+    """The file at the base, when the base has it under the same name. A renamed or copied
+    file has no old side here: what it was under another name (a sample under `docs/`, say)
+    is not what it is now (a workflow that runs)."""
+    if read_old is None or any(unit.patch_type not in _SAME_NAME for unit in units):
+        return _no_text
+    return partial(read_old, path)
 
 
 def _check_file(change: FileChange, config: Config) -> list[Finding]:

@@ -217,6 +217,9 @@ class FileChange(msgspec.Struct, dict=True):
     tags: frozenset[str]
     units: tuple[ReviewUnit, ...]
     read_new: Callable[[], str | None] = lambda: None
+    # The same file at the base, when the base has it under this name (None otherwise: a new,
+    # renamed or copied file, or a base the caller does not offer).
+    read_old: Callable[[], str | None] = lambda: None
     # The whole change's added lines, shared by every file of it.
     change: ChangeLines = msgspec.field(default_factory=ChangeLines)
     # The reviewed side's other files, shared by every file of the change.
@@ -276,6 +279,10 @@ class FileChange(msgspec.Struct, dict=True):
         return self.read_new()
 
     @cached_property
+    def old_text(self) -> str | None:
+        return self.read_old()
+
+    @cached_property
     def python_tree(self) -> ast.Module | None:
         """The new side's syntax tree, or None when it does not parse (yet)."""
         return self._python_parse[0]
@@ -289,7 +296,7 @@ class FileChange(msgspec.Struct, dict=True):
         """Drop the parsed tree and the analyses built on it, once the file is checked: a
         large change then holds one file's trees at a time, not every file's."""
         self.memo.clear()
-        for name in ("python_tree", "_python_parse", "_new_lines"):
+        for name in ("python_tree", "_python_parse", "_new_lines", "old_text"):
             self.__dict__.pop(name, None)
 
     @cached_property

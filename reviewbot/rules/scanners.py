@@ -11,6 +11,15 @@ the tool's own code in the title (`SC2086`, `DL3007`, `template-injection`). Whe
 tool covers one of our rules better (zizmor's template injection), ours steps aside while
 the tool runs.
 
+A tool's finding is the change's when the line it starts on is added. A finding that starts
+on an unchanged line and only spans an added one (zizmor's "no permissions: block" covers the
+whole file, its job findings the whole job) is the change's only when the base's version of
+the file, run through the same tool, lacks it: same code, message, severity, the text of the
+line it starts on, and for zizmor the route of each location (`jobs.build.steps[2]`); when
+the change has more findings of one identity than the base, all of them are the change's.
+The base is run only for a file with such findings, and only when the base has the file
+under the same name.
+
 Severities: the tool's own levels (error, warning, info; style dropped) for shellcheck and
 hadolint. zizmor's severities mean "how bad if exploitable", and most of its findings need a
 reviewer's judgement, so high is a warning, medium info, low dropped, and unpinned actions
@@ -25,7 +34,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,6 +61,15 @@ class ToolHit(msgspec.Struct, frozen=True):
     code: str
     severity: Severity
     message: str
+    # Where the tool says the finding is in the document's structure (zizmor's routes), for
+    # telling it from another of the same code and message.
+    where: tuple[str, ...] = ()
+
+    def identity(self, lines: Sequence[str]) -> tuple[object, ...]:
+        """What the finding is, apart from its line number: the same on the base and the new
+        side when the change only moved it."""
+        start = lines[self.line - 1].strip() if 0 < self.line <= len(lines) else ""
+        return (self.code, self.message, self.severity, self.where, start)
 
 
 Parser = Callable[[str], Iterator[ToolHit]]
@@ -80,19 +99,45 @@ class ScannerRule(RuleBase, frozen=True):
             change.notes.append(f"{self.executable} is not installed: {self.what} were checked "
                                 f"with reviewbot's own patterns only ({INSTALL_HINT})")
             return
-        output = self._run(executable, change, text)
-        if output is None:
+        found = self._scan(executable, change, text)
+        if found is None:
             return
-        try:
-            found = list(self.parse(output))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            change.notes.append(f"{self.executable} gave output reviewbot could not read on "
-                                f"{change.path}; its findings there were left out")
-            return
-        for hit in found:
+        added = change.added_by_line
+        touching = [hit for hit in found
+                    if any(n in added for n in range(hit.line, max(hit.end_line, hit.line) + 1))]
+        if any(hit.line not in added for hit in touching):
+            touching = self._brought(executable, change, text, found, touching)
+        for hit in touching:
             yield Hit(rule_id=self.id, line=hit.line, end_line=max(hit.end_line, hit.line),
                       severity=hit.severity, title=f"{self.executable} {hit.code}",
                       message=hit.message, suggestion="")
+
+    def _scan(self, executable: str, change: FileChange, text: str) -> list[ToolHit] | None:
+        output = self._run(executable, change, text)
+        if output is None:
+            return None
+        try:
+            return list(self.parse(output))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            change.notes.append(f"{self.executable} gave output reviewbot could not read on "
+                                f"{change.path}; its findings there were left out")
+            return None
+
+    def _brought(self, executable: str, change: FileChange, text: str, found: list[ToolHit],
+                 touching: list[ToolHit]) -> list[ToolHit]:
+        """The hits the change brought: each that starts on an added line, and each that
+        only spans one unless the base had it (every one, when the base cannot be read or
+        checked: a finding is not dropped because its past is unknown)."""
+        old_text = change.old_text
+        old = self._scan(executable, change, old_text) if old_text is not None else None
+        if old is None or old_text is None:
+            return touching
+        new_lines, old_lines = text.split("\n"), old_text.split("\n")
+        before = Counter(hit.identity(old_lines) for hit in old)
+        now = Counter(hit.identity(new_lines) for hit in found)
+        added = change.added_by_line
+        return [hit for hit in touching if hit.line in added
+                or now[key := hit.identity(new_lines)] > before[key]]
 
     def _run(self, executable: str, change: FileChange, text: str) -> str | None:
         env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
@@ -148,7 +193,18 @@ def _zizmor(output: str) -> Iterator[ToolHit]:
         where = primary["concrete"]["location"]
         note = primary["symbolic"].get("annotation") or ""
         yield ToolHit(int(where["start_point"]["row"]) + 1, int(where["end_point"]["row"]) + 1,
-                      ident, severity, f"{finding.get('desc')}" + (f": {note}" if note else ""))
+                      ident, severity, f"{finding.get('desc')}" + (f": {note}" if note else ""),
+                      tuple(_zizmor_route(loc) for loc in finding.get("locations", ())))
+
+
+def _zizmor_route(location: dict[str, Any]) -> str:
+    """One location as its kind, annotation and route (`Primary jobs.build.steps[2].uses`)."""
+    symbolic = location.get("symbolic", {})
+    route = symbolic.get("route") or {}
+    parts = route.get("route", []) if isinstance(route, dict) else []
+    path = "".join(f"[{part['Index']}]" if "Index" in part else f".{part.get('Key')}"
+                   for part in parts if isinstance(part, dict))
+    return f"{symbolic.get('kind')} {symbolic.get('annotation')} {path}"
 
 
 def _json_object(output: str) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def review(path: str, new: str, old: str | None = None,
            config: Config | None = None, base: Base | None = None) -> RulesResult:
     units = parse_units(make_diff(path, new, old))
     return run_rules(units, lambda p: new if p == path else None, config or Config(),
-                     project=base)
+                     project=base, read_old=lambda p: old if p == path else None)
 
 
 def findings(path: str, new: str, old: str | None = None,

@@ -96,3 +96,105 @@ def test_zizmor_takes_over_our_expression_injection_rule(monkeypatch: pytest.Mon
     monkeypatch.setattr(scanners, "find_executable", lambda name: None)
     ids = {f.rule_id for f in findings(".github/workflows/greet.yml", WORKFLOW)}
     assert ids == {"gha.expression-injection"}
+
+
+# A workflow with no `permissions:` block: zizmor's "default permissions" finding spans the
+# whole file, and its job finding the whole job, so any edit touches them.
+BUMPED = """name: ci
+on:
+  pull_request:
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Check out
+        uses: actions/checkout@{version}
+        with:
+          persist-credentials: false
+      - run: make test
+"""
+
+
+def _zizmor_findings(new: str, old: str) -> set[tuple[int, str, str]]:
+    return {(f.start_line, f.title or "", f.message) for f in findings(
+        ".github/workflows/ci.yml", new, old) if f.rule_id == "zizmor"}
+
+
+def test_zizmor_findings_the_base_had_are_not_the_changes() -> None:
+    """A finding that starts on an unchanged line and only spans an added one is the
+    change's only when the base's file lacks it: bumping an action's tag does not bring the
+    workflow's missing `permissions:` block."""
+    _needs("zizmor")
+    found = _zizmor_findings(BUMPED.format(version="v5"), BUMPED.format(version="v4"))
+    assert {title for _, title, _ in found} == {"zizmor unpinned-uses"}
+    assert {line for line, _, _ in found} == {9}
+
+
+def test_removing_a_permissions_block_is_reported() -> None:
+    """A change that removes the workflow's `permissions:` block brings the finding, though
+    it lands on a line the change did not touch."""
+    _needs("zizmor")
+    old = BUMPED.format(version="v4").replace("jobs:\n", "permissions:\n  contents: read\n"
+                                               "jobs:\n")
+    new = BUMPED.format(version="v5")
+    assert (5, "zizmor excessive-permissions",
+            "overly broad permissions: default permissions used due to no permissions: "
+            "block") in _zizmor_findings(new, old)
+
+
+def test_an_action_swapped_for_another_is_reported() -> None:
+    """An action's owner changed under an unchanged step name is the change's finding."""
+    _needs("zizmor")
+    old = BUMPED.format(version="v4")
+    new = old.replace("actions/checkout@v4", "evil/checkout@v4")
+    assert {(line, title) for line, title, _ in _zizmor_findings(new, old)} == {
+        (9, "zizmor unpinned-uses")}
+
+
+# A fake shellcheck: one finding spanning the whole script for each line that says `danger`,
+# and a line in `runs` for each time it is run.
+_WHOLE_FILE_TOOL = """
+text=$(cat)
+echo run >> "{runs}"
+lines=$(printf '%s\\n' "$text" | wc -l)
+printf '{{"comments": ['
+sep=""
+for _ in $(printf '%s\\n' "$text" | grep -n danger | cut -d: -f1); do
+  printf '%s{{"line": 1, "endLine": %s, "level": "warning", "code": 9, "message": "m"}}' \\
+    "$sep" "$lines"
+  sep=","
+done
+printf ']}}'
+"""
+
+
+def _whole_file_tool(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    runs.touch()
+    tool = _fake_tool(tmp_path, _WHOLE_FILE_TOOL.format(runs=runs))
+    monkeypatch.setattr(scanners, "find_executable", lambda name: tool)
+    return runs
+
+
+def test_a_second_finding_like_the_bases_is_the_changes(monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    """A change cannot pass a new finding off as one the base had by giving it the same
+    code, message and start: one more of them than the base had is the change's."""
+    _whole_file_tool(monkeypatch, tmp_path)
+    old = "#!/bin/sh\necho danger\necho safe\n"
+    assert [f.start_line for f in findings("run.sh", old + "echo fine\n", old)] == []
+    assert [f.start_line for f in findings("run.sh", old + "echo danger\n", old)] == [1]
+
+
+def test_the_base_is_scanned_only_for_a_span_only_finding(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    """The base costs one more run of the tool, and only for a file with a finding that
+    starts on an unchanged line; a new file's findings are all the change's."""
+    runs = _whole_file_tool(monkeypatch, tmp_path)
+    old = "#!/bin/sh\necho danger\necho safe\n"
+    findings("run.sh", "echo danger\n" + old[len("#!/bin/sh\n"):], old)
+    assert len(runs.read_text().split()) == 1
+    assert [f.start_line for f in findings("new.sh", old)] == [1]
+    assert len(runs.read_text().split()) == 2
+    findings("run.sh", old + "echo fine\n", old)
+    assert len(runs.read_text().split()) == 4
