@@ -264,9 +264,12 @@ def _hits(rule: Rule, change: FileChange) -> list[Hit]:
 
 def _anchor(hit: Hit, rule: Rule, change: FileChange,
             configured: Severity | None) -> _Anchored | None:
-    """The finding for a hit on an added line, or None (not on the change, or suppressed)."""
+    """The finding for a hit on an added line (anywhere, for a rule that decides what the
+    change brought itself), or None (not on the change, or suppressed)."""
     lines = range(hit.line, hit.last_line + 1)
     unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
+    if unit is None and rule.whole_file and change.units:
+        unit = change.units[0]  # the rule found the change brought it, away from its lines
     if unit is None:
         return None
     # On the line the finding starts on, the one it is reported at: a suppression further

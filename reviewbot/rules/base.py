@@ -64,6 +64,13 @@ class Rule(Protocol):
     @property
     def levels(self) -> tuple[Severity, ...]: ...
 
+    @property
+    def whole_file(self) -> bool:
+        """Whether the rule itself decides which of its hits the change brought, wherever
+        they land (a tool that reads the whole file, compared with the base's); the others'
+        hits count on added lines only."""
+        ...
+
     def applies_to(self, change: FileChange) -> bool: ...
 
     def check(self, change: FileChange) -> Iterator[Hit]: ...
@@ -126,6 +133,10 @@ class RuleBase(msgspec.Struct, frozen=True):
     @property
     def levels(self) -> tuple[Severity, ...]:
         return self.info.levels or (self.severity,)
+
+    @property
+    def whole_file(self) -> bool:
+        return False
 
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added)
@@ -243,6 +254,10 @@ class FileChange(msgspec.Struct, dict=True):
     @cached_property
     def added_by_line(self) -> dict[int, str]:
         return {line.new_lineno: line.text for line in self.added if line.new_lineno is not None}
+
+    @cached_property
+    def removes(self) -> bool:
+        return any(unit.hunk and unit.hunk.removed() for unit in self.units)
 
     def line(self, number: int) -> str:
         """A line of the new file: an added one from the diff, any other from the file."""

@@ -84,11 +84,16 @@ class ScannerRule(RuleBase, frozen=True):
     # Our own rules it does better, skipped while it runs.
     replaces: frozenset[str] = frozenset()
 
+    @property
+    def whole_file(self) -> bool:
+        return True
+
     def available_for(self, change: FileChange) -> bool:
         return self.applies_to(change) and find_executable(self.executable) is not None
 
     def applies_to(self, change: FileChange) -> bool:
-        return bool(change.added) and self.matches(change)
+        # A change that only deletes (a `permissions:` block) can bring a finding too.
+        return bool(change.added or change.removes) and self.matches(change)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         executable = find_executable(self.executable)
@@ -103,11 +108,10 @@ class ScannerRule(RuleBase, frozen=True):
         if found is None:
             return
         added = change.added_by_line
-        touching = [hit for hit in found
-                    if any(n in added for n in range(hit.line, max(hit.end_line, hit.line) + 1))]
-        if any(hit.line not in added for hit in touching):
-            touching = self._brought(executable, change, text, found, touching)
-        for hit in touching:
+        brought = [hit for hit in found if hit.line in added]
+        if len(brought) < len(found):
+            brought = self._brought(executable, change, text, found)
+        for hit in brought:
             yield Hit(rule_id=self.id, line=hit.line, end_line=max(hit.end_line, hit.line),
                       severity=hit.severity, title=f"{self.executable} {hit.code}",
                       message=hit.message, suggestion="")
@@ -123,20 +127,21 @@ class ScannerRule(RuleBase, frozen=True):
                                 f"{change.path}; its findings there were left out")
             return None
 
-    def _brought(self, executable: str, change: FileChange, text: str, found: list[ToolHit],
-                 touching: list[ToolHit]) -> list[ToolHit]:
-        """The hits the change brought: each that starts on an added line, and each that
-        only spans one unless the base had it (every one, when the base cannot be read or
-        checked: a finding is not dropped because its past is unknown)."""
+    def _brought(self, executable: str, change: FileChange, text: str,
+                 found: list[ToolHit]) -> list[ToolHit]:
+        """The hits the change brought: each that starts on an added line, and each other
+        that the base's file lacks, wherever it lands (a deleted `permissions:` block brings
+        a finding to the job's first line); every hit when the base cannot be read or
+        checked: a finding is not dropped because its past is unknown."""
         old_text = change.old_text
         old = self._scan(executable, change, old_text) if old_text is not None else None
         if old is None or old_text is None:
-            return touching
+            return found
         new_lines, old_lines = text.split("\n"), old_text.split("\n")
         before = Counter(hit.identity(old_lines) for hit in old)
         now = Counter(hit.identity(new_lines) for hit in found)
         added = change.added_by_line
-        return [hit for hit in touching if hit.line in added
+        return [hit for hit in found if hit.line in added
                 or now[key := hit.identity(new_lines)] > before[key]]
 
     def _run(self, executable: str, change: FileChange, text: str) -> str | None:

@@ -198,3 +198,13 @@ def test_the_base_is_scanned_only_for_a_span_only_finding(monkeypatch: pytest.Mo
     assert len(runs.read_text().split()) == 2
     findings("run.sh", old + "echo fine\n", old)
     assert len(runs.read_text().split()) == 4
+
+
+def test_a_change_that_only_deletes_the_permissions_block_is_reported() -> None:
+    """A change with no added line, that takes the workflow's `permissions:` block away,
+    brings the finding: deleting is a change the review cannot skip."""
+    _needs("zizmor")
+    new = BUMPED.format(version="v4")
+    old = new.replace("jobs:\n", "permissions:\n  contents: read\njobs:\n")
+    assert any(title == "zizmor excessive-permissions" for _, title, _ in
+               _zizmor_findings(new, old))
