@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from reviewbot.events import Events
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
+    from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
     from reviewbot.pipeline import ReviewOutcome
     from reviewbot.redaction import Redactor
@@ -124,6 +125,10 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
     github.add_argument("--max-comments", type=int, metavar="N",
                         help="inline comments per review (default 30; the rest go to the "
                              "summary comment)")
+    github.add_argument("--inline-level", choices=SEVERITIES, metavar="LEVEL",
+                        help="the lowest severity posted as an inline comment: error, "
+                             "warning (default) or info; the findings below it are listed in "
+                             "the summary comment, collapsed")
     github.add_argument("--full", action="store_true",
                         help="ask the model about every unit again, ignoring the result cache "
                              "(every run reviews the whole pull request)")
@@ -269,14 +274,16 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     from reviewbot.github.action import prepare
     from reviewbot.github.event import CommentEvent, read_event
+    from reviewbot.github.poster import Inline
 
     if args.max_comments is not None and args.max_comments < 0:
         raise UsageError("--max-comments must be 0 or more.")
-    max_comments = 30 if args.max_comments is None else args.max_comments
+    inline = Inline(max_comments=30 if args.max_comments is None else args.max_comments,
+                    level=args.inline_level or "warning")
     trigger = read_event(os.environ)
     if isinstance(trigger, CommentEvent):
-        return _answer_github(args, repo, redactor, events, trigger, max_comments)
-    run = prepare(trigger, os.environ, args.reporter or "pr-review", max_comments,
+        return _answer_github(args, repo, redactor, events, trigger, inline)
+    run = prepare(trigger, os.environ, args.reporter or "pr-review", inline,
                   events.notice, _github_redact(redactor))
     if args.full:  # every run reviews the whole pull request; --full also asks the model anew
         args.no_cache = True
@@ -324,18 +331,18 @@ def _deliver_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 
 def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
-                   events: Events, trigger: CommentEvent, max_comments: int) -> int:
+                   events: Events, trigger: CommentEvent, inline: Inline) -> int:
     """A comment that talks to reviewbot: answered, or the review it asks for. The exit code
     is 0 unless GitHub could not be written to (3), or, for `review`, by the findings."""
     from reviewbot.github import conversation
     from reviewbot.github.action import prepare
 
     redact = _github_redact(redactor)
-    talk = conversation.start(trigger, os.environ, max_comments, events.notice, redact)
+    talk = conversation.start(trigger, os.environ, inline, events.notice, redact)
     if isinstance(talk, conversation.Answered):
         return EXIT_CLEAN if talk.ok else EXIT_INTERNAL
     _fetch_pull(repo, talk.pull, events)
-    run = prepare(talk.pull, os.environ, "pr-review", max_comments, events.notice, redact,
+    run = prepare(talk.pull, os.environ, "pr-review", inline, events.notice, redact,
                   poster=talk.poster)
     if talk.command.name == "ignore":
         config = _load_config(repo, run.request, args, events, run.event.base_sha)
@@ -514,6 +521,7 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "include_untracked": (("working",), "--include-untracked is for --mode working"),
     "reporter": (("github",), "--reporter is for --mode github"),
     "max_comments": (("github",), "--max-comments is for --mode github"),
+    "inline_level": (("github",), "--inline-level is for --mode github"),
     "full": (("github",), "--full is for --mode github"),
     "sarif": (("github",), "--sarif is for --mode github (elsewhere: --format sarif)"),
 }

@@ -24,6 +24,7 @@ from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
 from reviewbot.github.poster import (
     DEFAULT_BOT_LOGIN,
+    Inline,
     Poster,
     PostingFailed,
     PostResult,
@@ -63,18 +64,18 @@ def bot_login_of(env: Mapping[str, str]) -> str:
     return (env.get("REVIEWBOT_BOT_LOGIN") or "").strip() or DEFAULT_BOT_LOGIN
 
 
-def new_poster(event: PullRequestEvent, token: str, max_comments: int, notice: Notice,
+def new_poster(event: PullRequestEvent, token: str, inline: Inline, notice: Notice,
                redact: Callable[[str], str], bot_login: str = DEFAULT_BOT_LOGIN) -> Poster:
     if importlib.util.find_spec("github") is None:
         raise UsageError("--mode github posts reviews with PyGithub, which is not "
                          "installed: `pip install 'reviewbot[github]'` (the action "
                          "installs it), or pass --reporter summary.")
-    return Poster(token=token, event=event, max_comments=max_comments, bot_login=bot_login,
+    return Poster(token=token, event=event, inline=inline, bot_login=bot_login,
                   seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
                   seconds_between_writes=SECONDS_BETWEEN_WRITES, redact=redact, notice=notice)
 
 
-def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, max_comments: int,
+def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, inline: Inline,
             notice: Notice, redact: Callable[[str], str],
             poster: Poster | None = None) -> GithubRun:
     """The review of the event's pull request; `poster` when a command asked for it (its
@@ -91,7 +92,7 @@ def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, max_
             run_notes.append("no GitHub token (the github-token input, or GITHUB_TOKEN): "
                              "the findings are in the job summary and the SARIF file")
         else:
-            poster = new_poster(event, token, max_comments, notice, redact, bot_login_of(env))
+            poster = new_poster(event, token, inline, notice, redact, bot_login_of(env))
     for note in run_notes:
         notice(note)
     request = ChangeRequest(mode="pr", base=event.base_sha, head=event.head_sha,
@@ -132,7 +133,8 @@ def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:
     if isinstance(result, PostResult):
         notice(f"review posted: {result.posted} new comments, {result.already_posted} already "
                f"there, {result.resolved} resolved, {result.dismissed} dismissed, "
-               f"{len(result.elsewhere)} in the summary ({result.summary_url})")
+               f"{len(result.elsewhere)} in the summary, {len(result.below_level)} below the "
+               f"inline level ({result.summary_url})")
     return result is not FAILED
 
 

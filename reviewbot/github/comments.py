@@ -6,7 +6,8 @@ exactly the form reviewbot writes, on a comment reviewbot wrote (`Poster` checks
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
 reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
 characters: the summary lists what could not go on a line by severity as far as it fits and
-counts the rest; a suggestion is posted whole or not at all."""
+counts the rest, then, collapsed, the findings below the inline level the same way; a
+suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 
@@ -162,6 +163,9 @@ class SummaryFacts:
     notes: Sequence[str] = ()
     # Findings someone dismissed on this pull request (not posted again).
     dismissed: int = 0
+    # Findings below the inline level: listed in the summary only, collapsed.
+    below_level: Sequence[Placed] = ()
+    inline_level: str = "warning"
 
 
 def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) -> str:
@@ -181,15 +185,37 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"{facts.resolved} earlier comments resolved{dismissed}.")
     lines += [f"> {inert_line(note)}" for note in facts.notes]
     marker = ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
+    below = _below_level(facts)
     if facts.elsewhere:
         lines += ["", "### Not on a line of the diff", ""]
-        budget = limit - _MARGIN - len("\n".join([*lines, *marker]))
-        items = [_summary_item(placed) for placed in facts.elsewhere]
-        shown = _fitting(items, budget)
-        lines += items[:shown]
-        if shown < len(items):
-            lines.append(_the_rest(facts.elsewhere[shown:]))
+        # What is below the inline level needs room for its heading and its end.
+        budget = limit - _MARGIN - len("\n".join([*lines, *below, *marker]))
+        lines += _listed(facts.elsewhere, budget)
+    if below:
+        budget = limit - _MARGIN - len("\n".join([*lines, *below, *marker]))
+        lines += [*below[:-2], *_listed(facts.below_level, budget), *below[-2:]]
     return "\n".join([*lines, *marker])
+
+
+def _below_level(facts: SummaryFacts) -> list[str]:
+    """The collapsed section's frame for the findings below the inline level (its items go
+    between its first lines and its last two); empty when there are none."""
+    if not facts.below_level:
+        return []
+    count = len(facts.below_level)
+    levels = " and ".join(dict.fromkeys(p.finding.severity for p in facts.below_level))
+    # Blank lines around the list: GitHub renders Markdown inside <details> only then.
+    noun = "finding" if count == 1 else "findings"
+    return ["", "<details>", f"<summary>{count} {levels} {noun} below the inline level "
+            f"({facts.inline_level}): listed here, not on their lines</summary>", "", "",
+            "</details>"]
+
+
+def _listed(placed: Sequence[Placed], budget: int) -> list[str]:
+    """Findings as far as they fit in the budget, most severe first, then the rest counted."""
+    items = [_summary_item(p) for p in placed]
+    shown = _fitting(items, budget)
+    return items[:shown] + ([_the_rest(placed[shown:])] if shown < len(items) else [])
 
 
 def _walkthrough(data: ReportInput, budget: int) -> list[str]:
@@ -225,6 +251,6 @@ def _the_rest(rest: Sequence[Placed]) -> str:
 def _summary_item(placed: Placed) -> str:
     f = placed.finding
     span = f"L{f.start_line}" if f.start_line == f.end_line else f"L{f.start_line}-L{f.end_line}"
+    why = f"; {placed.reason}" if placed.reason else ""
     return (f"- {ICON[f.severity]} **{f.severity}** {inline_code(display_path(f.file_path))} "
-            f"{span} {inert_line(f.title)} (`{f.rule_id}`; {placed.reason}): "
-            f"{inert_line(f.message)}")
+            f"{span} {inert_line(f.title)} (`{f.rule_id}`{why}): {inert_line(f.message)}")

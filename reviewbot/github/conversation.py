@@ -32,7 +32,7 @@ from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
 from reviewbot.github.comments import explanation, finding_marker
 from reviewbot.github.dismissals import proposal
 from reviewbot.github.event import CommentEvent, PullRequestEvent
-from reviewbot.github.poster import Poster
+from reviewbot.github.poster import Inline, Poster
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
 from reviewbot.report.markup import inert, inline_code
@@ -65,7 +65,7 @@ class Answered:
     ok: bool = True
 
 
-def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice: Notice,
+def start(event: CommentEvent, env: Mapping[str, str], inline: Inline, notice: Notice,
           redact: Callable[[str], str]) -> Talk | Answered:
     comment = event.comment
     if event.action != "created":
@@ -92,7 +92,7 @@ def start(event: CommentEvent, env: Mapping[str, str], max_comments: int, notice
         number=event.number, base_sha="", head_sha="", base_ref="",
         repository=event.repository, from_fork=False, api_url=event.api_url,
         event_name=event.event_name)
-    poster = new_poster(event.pull or placeholder, token, max_comments, notice, redact,
+    poster = new_poster(event.pull or placeholder, token, inline, notice, redact,
                         bot_login_of(env))
     found = guarded(notice, "answering the comment",
                     lambda: _triage(event, command, poster, env, notice), elsewhere="")

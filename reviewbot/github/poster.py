@@ -1,9 +1,12 @@
 """Post a run's findings on a pull request with PyGithub (imported only here).
 
-- One review per run: an inline comment per new finding on the RIGHT side of the diff (a
-  range with `start_line`), a checked fix as a ```suggestion block (whole, or not at all),
-  and one summary comment (counts, coverage, every finding that could not go on a line, with
-  the reason), each within GitHub's 65,536 characters.
+- One review per run: an inline comment per new finding at the inline level or above
+  (warning by default: the workflow's choice) on the RIGHT side of the diff (a range with
+  `start_line`), a checked fix as a ```suggestion block (whole, or not at all), and one
+  summary comment (counts, coverage, every finding that could not go on a line, with the
+  reason, and the findings below the inline level, collapsed), each within GitHub's 65,536
+  characters. A finding below the level that an earlier run posted inline (a lower level
+  then) keeps its comment: it is neither posted again nor resolved while it stands.
 - Idempotent: comments carry hidden markers (their last line), and the bot's own comments are
   recognised by their markers *and* their author: the token's login when GitHub tells it
   (`GET /user`), else the login the workflow names (`bot_login`: the Actions token writes as
@@ -56,7 +59,7 @@ from reviewbot.github.event import PullComment, PullRequestEvent, pull_event
 from reviewbot.github.positions import commentable
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
-from reviewbot.schema import SEVERITY_RANK, Finding
+from reviewbot.schema import SEVERITY_RANK, Finding, Severity
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest
@@ -134,6 +137,18 @@ class Comment:
         return comment
 
 
+@dataclass(frozen=True)
+class Inline:
+    """What goes on the diff's lines, as the workflow says: new comments for findings at
+    `level` or above, at most `max_comments` a review; the rest are in the summary comment."""
+
+    max_comments: int = 30
+    level: Severity = "warning"
+
+    def takes(self, finding: Finding) -> bool:
+        return SEVERITY_RANK[finding.severity] >= SEVERITY_RANK[self.level]
+
+
 @dataclass
 class PostResult:
     posted: int = 0
@@ -141,6 +156,8 @@ class PostResult:
     resolved: int = 0
     dismissed: int = 0
     elsewhere: list[Placed] = field(default_factory=list)
+    # Below the inline level: in the summary only (with a reason when not on a line either).
+    below_level: list[Placed] = field(default_factory=list)
     summary_url: str | None = None
 
 
@@ -148,7 +165,7 @@ class PostResult:
 class Poster:
     token: str
     event: PullRequestEvent
-    max_comments: int = 30
+    inline: Inline = Inline()
     # PyGithub's own pacing, against GitHub's secondary rate limits (0 in tests).
     seconds_between_requests: float = 0.25
     seconds_between_writes: float = 1.0
@@ -199,34 +216,51 @@ class Poster:
         elsewhere: list[Placed] = []
         for finding in sorted(data.report.findings, key=importance):
             if reason := _not_on_a_line(finding, positions):
-                elsewhere.append(Placed(finding, reason))
+                (elsewhere if self.inline.takes(finding) else result.below_level).append(
+                    Placed(finding, reason))
             else:
                 placed.append((finding, fingerprint(data, finding)))
-        current = {mark for _, mark in placed}
         # Read right before writing: another run may have posted since this one began.
         ours, dismissed = self._our_review_comments()
+        fresh = self._fresh(placed, ours, dismissed, result, elsewhere)
+        posted, refused = self._post_review(fresh)
+        result.posted = len(posted)
+        elsewhere += refused
+        result.elsewhere = sorted(elsewhere, key=lambda p: importance(p.finding))
+        result.below_level.sort(key=lambda p: importance(p.finding))
+        # Every finding of the pull request as it stands keeps its comment, wherever it is
+        # reported this time.
+        current = {mark for _, mark in placed}
+        result.resolved = self._resolve(ours, current | {
+            _mark(p, data) for p in [*elsewhere, *result.below_level]})
+        facts = SummaryFacts(head_sha=self.event.head_sha, posted=result.posted,
+                             already_posted=result.already_posted, resolved=result.resolved,
+                             elsewhere=result.elsewhere, notes=notes,
+                             dismissed=result.dismissed, below_level=result.below_level,
+                             inline_level=self.inline.level)
+        result.summary_url = self._write_summary(self._sealed(summary_body(data, facts)))
+        return result
+
+    def _fresh(self, placed: list[tuple[Finding, str]], ours: dict[str, Any],
+               dismissed: set[str], result: PostResult,
+               elsewhere: list[Placed]) -> list[Comment]:
+        """The comments to post: the findings at the inline level that have none yet, up to
+        max_comments (the rest go to `elsewhere`; those below the level, to the result's
+        `below_level`). A finding that already has a comment keeps it, whatever its level."""
         fresh: list[Comment] = []
+        limit = self.inline.max_comments
         for finding, mark in placed:
             if mark in dismissed:
                 result.dismissed += 1
             elif mark in ours:
                 result.already_posted += 1
-            elif len(fresh) >= self.max_comments:
-                elsewhere.append(Placed(finding, f"over the {self.max_comments} comments of "
-                                                 "a review"))
+            elif not self.inline.takes(finding):
+                result.below_level.append(Placed(finding, ""))
+            elif len(fresh) >= limit:
+                elsewhere.append(Placed(finding, f"over the {limit} comments of a review"))
             else:
                 fresh.append(Comment(finding, mark, self._sealed(finding_body(finding, mark))))
-        posted, refused = self._post_review(fresh)
-        result.posted = len(posted)
-        elsewhere += refused
-        result.elsewhere = sorted(elsewhere, key=lambda p: importance(p.finding))
-        result.resolved = self._resolve(ours, current | {_mark(p, data) for p in elsewhere})
-        facts = SummaryFacts(head_sha=self.event.head_sha, posted=result.posted,
-                             already_posted=result.already_posted, resolved=result.resolved,
-                             elsewhere=result.elsewhere, notes=notes,
-                             dismissed=result.dismissed)
-        result.summary_url = self._write_summary(self._sealed(summary_body(data, facts)))
-        return result
+        return fresh
 
     def _sealed(self, body: str) -> str:
         """A body through the redaction pass, its marker (the last line, reviewbot's own
@@ -635,5 +669,5 @@ def importance(finding: Finding) -> tuple[int, str, int]:
     return (-SEVERITY_RANK[finding.severity], finding.file_path, finding.start_line)
 
 
-__all__ = ["DEFAULT_BOT_LOGIN", "MAX_BODY", "Comment", "NotReviewbot", "PostResult", "Poster",
-           "PostingFailed", "ReadOnlyToken"]
+__all__ = ["DEFAULT_BOT_LOGIN", "MAX_BODY", "Comment", "Inline", "NotReviewbot", "PostResult",
+           "Poster", "PostingFailed", "ReadOnlyToken"]

@@ -9,6 +9,7 @@ raised for security and config units and lowered for noisy tags (seed 004 sectio
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import msgspec
 
@@ -57,7 +58,7 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
                        r"check_output|check_call|getoutput|create_subprocess_\w+|pty|shlex|"
                        r"os\.exec\w*|commands)\b|\b(eval|exec)\s*\("),
         ("sql", r"\b(select\s.+\sfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|"
-                r"\.execute(many|script)?\s*\(|cursor|executeQuery|\.raw\s*\(|\.extra\s*\(|"
+                r"\.execute(many|script)?\s*\(|cursors?\b|executeQuery|\.raw\s*\(|\.extra\s*\(|"
                 r"psycopg\w*|where\s+\w+\s*=|\.i?like\s*\(|Criterion|pypika|"
                 # An ORM's own SQL: Django's `as_sql(self, compiler, connection)` and kin.
                 r"compiler|quote_name)|['\"](where|order_by|group_by|having)['\"]|"
@@ -86,11 +87,24 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
 _SECURITY_PATTERNS = tuple((name, compile_whole_text(source.lower()))
                            for name, source in SECURITY_SOURCES)
 _SECURITY_PATH = re.compile(
-    r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token|"
+    # A token's module, not a tokenizer's (`tokenize.py`).
+    r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token(?!iz)|"
     r"cert|ssl|tls|sanitiz|upload|download|archive|(^|/)static(files)?\.py$|"
     # Database backends and HTML handling, by name: an ORM's SQL, a sanitizer.
     r"postgres|mysql|sqlite|oracle|(^|/)(db|sql|html)/)", re.IGNORECASE,
 )
+
+_TOKEN_CONSTANT = re.compile(r"\btoken\.[A-Z][A-Z0-9_]*\b")
+
+# A unit's rule note that says why it is security sensitive: the reasons follow, by commas.
+SECURITY_NOTE = "security_sensitive: "
+
+
+def noted_security_reasons(notes: Sequence[str]) -> list[str]:
+    """The reasons a unit's rule notes give for its security_sensitive tag."""
+    return [reason for note in notes if note.startswith(SECURITY_NOTE)
+            for reason in note.removeprefix(SECURITY_NOTE).split(", ")]
+
 
 class Assessment(msgspec.Struct, frozen=True):
     tags: tuple[Tag, ...]
@@ -145,7 +159,9 @@ def security_reasons(unit: ReviewUnit, headers: tuple[Header, ...] = ()) -> list
         code += enclosing_headers(headers, min(changed), max(changed))
     # One search per reason over the lines joined (not one per line: 11 x 2,600 searches
     # on a new file of 2,600 lines).
-    text = "\n".join(code).lower().encode()
+    # A tokenizer's constants (`token.NAME`, `token.ASYNC`) are no secret: upper case is
+    # what tells them from a token's use, and the patterns see the text lowered.
+    text = _TOKEN_CONSTANT.sub("", "\n".join(code)).lower().encode()
     reasons += [name for name, pattern in _SECURITY_PATTERNS if pattern.search(text)]
     return reasons
 
@@ -173,7 +189,7 @@ def assess(unit: ReviewUnit, findings: list[Finding],
     tags = list(dict.fromkeys(tags))
     notes = [f"tag {tag}" for tag in tags if tag != "security_sensitive"]
     if reasons:
-        notes.append(f"security_sensitive: {', '.join(dict.fromkeys(reasons))}")
+        notes.append(f"{SECURITY_NOTE}{', '.join(dict.fromkeys(reasons))}")
     notes += [f"{f.rule_id} ({f.severity}) at L{f.start_line}" for f in findings]
     level, confidence, priority = _rate(unit, set(tags), findings)
     return Assessment(

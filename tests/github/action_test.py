@@ -109,7 +109,7 @@ def test_the_summary_reporter_posts_nothing(pull: PullRequest) -> None:
     assert "python.shell-injection" in (pull.home / "summary.md").read_text()
 
 
-@pytest.mark.parametrize("name", ["config", "fail-level", "max-comments"])
+@pytest.mark.parametrize("name", ["config", "fail-level", "max-comments", "inline-level"])
 def test_an_input_cannot_become_shell_code(pull: PullRequest, tmp_path: Path,
                                            name: str) -> None:
     step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "review")

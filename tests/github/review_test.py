@@ -197,3 +197,62 @@ def test_github_flags_belong_to_github_mode(pull: PullRequest,
     assert main(["--repo", str(pull.repo.root), "--reporter", "summary"]) == 2
     assert "--reporter is for --mode github" in capsys.readouterr().err
     assert review(pull, "--base", "main") == 2
+
+
+PRINTS = "def report(total):\n    print(total)\n    return total\n"
+
+
+def test_info_findings_go_to_the_summary_collapsed_not_inline(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """An info finding is not an inline comment by default: it is listed in the summary
+    comment, collapsed, with its file and line; a re-run posts it nowhere and resolves
+    nothing."""
+    pull.push({"app/report.py": PRINTS})
+    review(pull)
+    [posted] = pull.github.posted_reviews()
+    assert [c["path"] for c in posted["comments"]] == ["app/run.py"]
+    summary = pull.github.summary()["body"]
+    assert ("<details>\n<summary>1 info finding below the inline level (warning): listed "
+            "here, not on their lines</summary>\n\n- 🔵 **info** `app/report.py` L2 ") in summary
+    assert summary.index("</details>") < summary.index("<!-- reviewbot:summary")
+    writes = len(pull.github.writes)
+    review(pull)
+    assert [(w.method, w.path.rsplit("/", 2)[-2]) for w in pull.github.writes[writes:]] == [
+        ("PATCH", "comments")]  # the summary, edited in place
+    assert "1 info finding below the inline level" in pull.github.summary()["body"]
+    assert "Inline: 0 new comments, 1 already posted, 0 earlier comments resolved." in \
+        pull.github.summary()["body"]
+
+
+def test_a_comment_posted_at_a_lower_level_stays_while_its_finding_does(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """A finding posted inline by a run with `--inline-level info` keeps its comment when a
+    later run takes warnings only: it is not resolved, nor listed again, while it stands; it
+    is resolved once it is gone."""
+    pull.push({"app/report.py": PRINTS})
+    review(pull, "--inline-level", "info")
+    [posted] = pull.github.posted_reviews()
+    assert sorted(c["path"] for c in posted["comments"]) == ["app/report.py", "app/run.py"]
+    review(pull)
+    assert len(pull.github.posted_reviews()) == 1
+    assert not any("Resolved" in c["body"] for c in pull.github.review_comments)
+    summary = pull.github.summary()["body"]
+    assert "<details>" not in summary and "2 already posted" in summary
+    pull.push({"app/report.py": PRINTS.replace("    print(total)\n", "")})
+    review(pull)
+    gone = next(c for c in pull.github.review_comments if c["path"] == "app/report.py")
+    assert gone["body"].startswith("✅ **Resolved**")
+
+
+def test_the_inline_level_error_keeps_warnings_off_the_lines(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    pull.push({"app/report.py": PRINTS,
+               "app/load.py": "import pickle\n\n\ndef load(b):\n    return pickle.loads(b)\n"})
+    review(pull, "--inline-level", "error")
+    [posted] = pull.github.posted_reviews()
+    assert [c["path"] for c in posted["comments"]] == ["app/run.py"]
+    summary = pull.github.summary()["body"]
+    assert "<summary>2 warning and info findings below the inline level (error)" in summary
+    assert summary.index("`app/load.py` L5") < summary.index("`app/report.py` L2")
+    assert main(["--repo", str(pull.repo.root), "--inline-level", "info"]) == 2
+    assert "--inline-level is for --mode github" in capsys.readouterr().err

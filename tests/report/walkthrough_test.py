@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from reviewbot.code.languages import detect_language
 from reviewbot.report import ReportInput
-from reviewbot.report.walkthrough import MAX_FILES, MAX_FOLDERS, walkthrough
+from reviewbot.report.walkthrough import MAX_FILES, MAX_FOLDERS, MAX_PLACES, walkthrough
 from reviewbot.schema import (
     Finding,
     IndexUnit,
@@ -16,10 +17,12 @@ from reviewbot.schema import (
 )
 
 
-def unit(path: str, *tags: Tag, added: int = 1, removed: int = 0,
-         kind: str = "modify") -> IndexUnit:
+def unit(path: str, *tags: Tag, added: int = 1, removed: int = 0, kind: str = "modify",
+         why: str = "subprocess") -> IndexUnit:
+    notes = (f"security_sensitive: {why}",) if "security_sensitive" in tags else ()
     return IndexUnit(unit_id=f"u-{path}", file_path=path, patch_type=kind,  # type: ignore[arg-type]
-                     tags=tags, metrics=Metrics(added_lines=added, removed_lines=removed),
+                     language=detect_language(path), tags=tags, rule_notes=notes,
+                     metrics=Metrics(added_lines=added, removed_lines=removed),
                      line_numbers=LineNumbers(new_compact="L3-L9"))
 
 
@@ -47,9 +50,8 @@ def test_one_row_per_file_with_what_matters_about_it() -> None:
     assert "| `app/run.py` | added | +7 -0 | security-sensitive, 1 error, 1 info |" in lines
     assert "| `docs/guide.md` | modified | +3 -1 | docs |" in lines
     look = next(line for line in lines if line.startswith("**Where to look:**"))
-    assert "security-sensitive code in `app/run.py` (L3-L9, L3-L9)" in look
-    assert "a CI workflow (runs with the repository's secrets) in `.github/workflows/ci.yml`" \
-        in look
+    assert look == ("**Where to look:** `app/run.py` (1 error, 1 info); CI workflows (they run "
+                    "with the repository's secrets): `.github/workflows/ci.yml`.")
     assert lines[-1] == ("**How it was reviewed:** the rules read all 4 units; no model "
                          "(offline).")
 
@@ -103,3 +105,39 @@ def test_a_file_name_stays_in_its_cell_and_its_code_span() -> None:
     assert "| `docs/a\\|@octocat @octo-org/admins\\|b.py` | modified | +1 -0 |  |" in named
     many = [unit(f"x|@team{n}/f{n}.py") for n in range(MAX_FILES + 1)]
     assert any(row.startswith("| `x\\|@team") and "and below" in row for row in lines_of(many))
+
+
+def test_a_files_label_holds_for_every_unit_of_it() -> None:
+    """A file is "whitespace only" or "imports only" when all its units are: one unit of
+    blank lines does not hide a version bump, one import does not hide a hundred lines."""
+    lines = lines_of([unit("pyproject.toml", "only_whitespace", added=0, removed=2),
+                      unit("pyproject.toml", "dependency_manifest", added=2, removed=2),
+                      unit("src/linegen.py", "only_imports"),
+                      unit("src/linegen.py", added=122, removed=14),
+                      unit("src/api.py", "only_imports"), unit("src/api.py", "only_imports")])
+    assert "| `pyproject.toml` | modified | +2 -4 | dependencies |" in lines
+    assert "| `src/linegen.py` | modified | +123 -14 |  |" in lines
+    assert "| `src/api.py` | modified | +2 -0 | imports only |" in lines
+
+
+def test_one_more_file_is_one_file() -> None:
+    many = [unit(f"pkg/m{n:02d}.py") for n in range(MAX_FILES)] + [unit("zz/one.py")]
+    assert "| `zz/` and below | 1 more file | +1 -0 | |" in lines_of(many)
+
+
+def test_where_to_look_is_a_few_places_found_in_code_best_first() -> None:
+    """"Where to look" names at most MAX_PLACES places: files with findings, the most severe
+    first, then code the rules found security sensitive, the most reasons first; a security
+    word in prose or data (a workflow's `token`, a Vim script's help text) names no place."""
+    units = [unit(f"src/m{n}.py", "security_sensitive", why="sql") for n in range(6)]
+    units += [unit("src/auth.py", "security_sensitive", why="path, auth, crypto"),
+              unit("plugin/black.vim", "security_sensitive", why="sql"),
+              unit("docs/conf.yaml", "security_sensitive", "config_file", why="secrets"),
+              unit("tests/test_a.py"), unit("app/run.py")]
+    lines = lines_of(units, (finding("tests/test_a.py", "info"), finding("app/run.py")))
+    look = next(line for line in lines if line.startswith("**Where to look:**"))
+    places = look.removeprefix("**Where to look:** ").removesuffix(".").split("; ")
+    assert places[:3] == ["`app/run.py` (1 error)", "`tests/test_a.py` (1 info)",
+                          "`src/auth.py` L3-L9 (security-sensitive: path, auth, crypto)"]
+    assert len(places) == MAX_PLACES + 1 and places[-1] == "and 4 more"
+    assert "black.vim" not in look and "conf.yaml" not in look

@@ -228,3 +228,31 @@ def test_a_change_deep_inside_a_function_is_about_that_function() -> None:
 ])
 def test_only_prose_is_only_docs(path: str, text: str, docs: bool) -> None:
     assert ("only_docs" in only_unit(path, text).tags) is docs
+
+
+@pytest.mark.parametrize(("path", "text", "sensitive"), [
+    # A Vim plugin's function that takes a cursor position runs no SQL.
+    ("plugin/black.vim", "function BlackComplete(ArgLead, CmdLine, CursorPos)\n"
+                         "  return ['target_version=py315']\nendfunction\n", False),
+    ("app/db.py", "def rows(conn):\n    cursor = conn.cursor()\n    return cursor\n", True),
+    # The tokenizer's constants are not a secret token; a token in a header is.
+    ("src/black/comments.py", "def f(leaf):\n    return leaf.type == token.ASYNC\n", False),
+    ("app/client.py", "def f(request):\n    token = request.headers['X-Token']\n", True),
+    ("app/client.py", "def f(token):\n    return token.strip()\n", True),
+])
+def test_security_words_name_what_the_code_does(path: str, text: str,
+                                                sensitive: bool) -> None:
+    """A word inside another (`CursorPos`) or a tokenizer's constant (`token.ASYNC`) does not
+    make code security sensitive; a database cursor and a token's handling still do."""
+    [unit] = review(path, text).units
+    assert ("security_sensitive" in unit.tags) is sensitive, unit.rule_notes
+
+
+@pytest.mark.parametrize(("path", "sensitive"), [
+    ("src/blib2to3/pgen2/tokenize.py", False), ("app/tokenizer.py", False),
+    ("app/tokens.py", True), ("api/token_auth.py", True), ("net/tls.py", True),
+])
+def test_a_tokenizer_is_not_security_sensitive_by_its_name(path: str, sensitive: bool) -> None:
+    """`tokenize` holds the letters of "token": a tokenizer is not about secrets."""
+    [unit] = review(path, "def f(x):\n    return x + 1\n").units
+    assert ("security_sensitive" in unit.tags) is sensitive
