@@ -35,7 +35,7 @@ def test_text_output_lists_units_and_artifacts(repo: GitFixture,
     repo.stage()
     code, out, _ = run_cli(repo, capsys, "--mode", "staged", "--offline", "--verbose")
     assert code == 0
-    assert "1 units in 1 files" in out
+    assert "1 unit in 1 file" in out
     assert "app.py L1  add python +1 -0" in out
     run_dir = Path(out.rsplit("artifacts in ", 1)[1].strip())
     assert (run_dir / "step1_diff.json").is_file()
@@ -335,7 +335,7 @@ def test_files_the_config_ignores_are_still_checked_for_secrets(
     repo.stage()
     code, out, _ = run_cli(repo, capsys)
     assert code == 0
-    assert "the config's `ignore` names every changed file (1 units" in out
+    assert "the config's `ignore` names every changed file (1 unit" in out
     assert "the change is empty" not in out
 
 

@@ -31,7 +31,7 @@ from reviewbot.github.poster import (
     ReadOnlyToken,
     Refused,
 )
-from reviewbot.report import ReportInput, render
+from reviewbot.report import ReportInput, counted, render
 from reviewbot.schema import ChangeRequest
 
 REPORTERS = ("pr-review", "summary", "sarif")
@@ -131,7 +131,8 @@ def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:
     poster = run.poster
     result = guarded(notice, "posting the review", lambda: poster.post(data, notes=run.notes))
     if isinstance(result, PostResult):
-        notice(f"review posted: {result.posted} new comments, {result.already_posted} already "
+        notice(f"review posted: {counted(result.posted, 'new comment')}, "
+               f"{result.already_posted} already "
                f"there, {result.resolved} resolved, {result.dismissed} dismissed, "
                f"{len(result.elsewhere)} in the summary, {len(result.below_level)} below the "
                f"inline level ({result.summary_url})")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reviewbot.report import ReportInput, display_path
+from reviewbot.report import ReportInput, counted, display_path
 from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
@@ -127,8 +127,8 @@ def reply_body(text: str, to_comment: int) -> str:
 
 
 def review_body(count: int, nonce: str) -> str:
-    return (f"reviewbot: {count} findings on the lines below; the summary comment has the "
-            f"rest.\n\n<!-- reviewbot:review {nonce} -->")
+    return (f"reviewbot: {counted(count, 'finding')} on the lines below; the summary comment "
+            f"has the rest.\n\n<!-- reviewbot:review {nonce} -->")
 
 
 def explanation(finding: Finding, data: ReportInput) -> str:
@@ -175,14 +175,15 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     counts = report.stats.findings
     stats = report.stats
     lines = ["## reviewbot", ""]
-    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole pull request): {stats.units} "
-                 f"units in {stats.files} files (+{stats.added_lines} -{stats.removed_lines}).")
+    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole pull request): "
+                 f"{counted(stats.units, 'unit')} in {counted(stats.files, 'file')} "
+                 f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
               f"{counts.get('info', 0)} |", "", *_walkthrough(data, limit // 2), ""]
     dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
-    lines.append(f"Inline: {facts.posted} new comments, {facts.already_posted} already posted, "
-                 f"{facts.resolved} earlier comments resolved{dismissed}.")
+    lines.append(f"Inline: {counted(facts.posted, 'new comment')}, {facts.already_posted} already "
+                 f"posted, {counted(facts.resolved, 'earlier comment')} resolved{dismissed}.")
     lines += [f"> {inert_line(note)}" for note in facts.notes]
     marker = ["", f"<!-- reviewbot:summary head={facts.head_sha} -->"]
     below = _below_level(facts)

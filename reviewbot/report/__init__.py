@@ -36,6 +36,11 @@ class ReportInput:
                 if (finding.file_path, n) in self.code]
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """`1 unit`, `2 units`: a count with its noun in the right number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def nothing_to_review(report: RunReport) -> str | None:
     """What to say instead of a report when there is nothing in it; None when there is."""
     if report.units or report.findings:
@@ -43,7 +48,7 @@ def nothing_to_review(report: RunReport) -> str | None:
     ignored = report.stats.ignored_units
     if ignored:
         return (f"nothing to review: the config's `ignore` names every changed file "
-                f"({ignored} units; checked for secrets only, and none was found)")
+                f"({counted(ignored, 'unit')}; checked for secrets only, and none was found)")
     return "nothing to review (the change is empty)"
 
 
@@ -56,7 +61,7 @@ def model_line(report: RunReport) -> str:
     cost = f", cost {model.cost:.4f}" if model.cost is not None else ""
     partial = ", ".join(f"{n} {bound}" for bound, n in sorted(model.partial_units.items()))
     total = model.reviewed_units + sum(model.skipped_units.values())
-    return (f"model ({model.mode}): {model.reviewed_units} of {total} units reviewed"
+    return (f"model ({model.mode}): {model.reviewed_units} of {counted(total, 'unit')} reviewed"
             + (f" ({model.cached_units} from the cache)" if model.cached_units else "")
             + (f", in part: {partial}" if partial else "")
             + (f", skipped: {skipped}" if skipped else "")

@@ -7,6 +7,7 @@ from itertools import groupby
 from reviewbot.report import (
     ReportInput,
     clip_lines,
+    counted,
     display_path,
     nothing_to_review,
 )
@@ -31,7 +32,8 @@ class MarkdownReporter:
         empty = nothing_to_review(report)
         if empty is not None:
             return "\n".join([*lines, f"{empty[0].upper()}{empty[1:]}."])
-        lines.append(f"Reviewed {report.stats.units} units in {report.stats.files} files "
+        lines.append(f"Reviewed {counted(report.stats.units, 'unit')} in "
+                     f"{counted(report.stats.files, 'file')} "
                      f"(+{report.stats.added_lines} -{report.stats.removed_lines}).")
         lines.append("")
         lines.append("| error | warning | info |")

@@ -15,6 +15,7 @@ from pathlib import Path
 from reviewbot.report import (
     ReportInput,
     clip_lines,
+    counted,
     display_lines,
     display_path,
     model_line,
@@ -43,7 +44,8 @@ def _lines(data: ReportInput) -> list[Line]:
         return [] if data.quiet else [[(f"reviewbot: {empty}.", "")]]
     lines: list[Line] = []
     if data.verbose:
-        lines.append([(f"reviewbot: {len(report.units)} units in {report.stats.files} files",
+        lines.append([(f"reviewbot: {counted(len(report.units), 'unit')} in "
+                        f"{counted(report.stats.files, 'file')}",
                        "")])
         lines += [_unit_line(unit) for unit in report.units]
         lines.append([])
@@ -110,7 +112,8 @@ def summary_line(report: RunReport, run_dir: Path | None) -> str:
     counts = report.stats.findings
     found = ", ".join(f"{counts.get(level, 0)} {level}" for level in ("error", "warning", "info"))
     where = f"; artifacts in {run_dir}" if run_dir else ""
-    line = (f"findings: {found} in {report.stats.units} units of {report.stats.files} files "
+    line = (f"findings: {found} in {counted(report.stats.units, 'unit')} of "
+            f"{counted(report.stats.files, 'file')} "
             f"({report.stats.duration_ms} ms){where}")
     model = model_line(report)
     return f"{model}\n{line}" if model else line

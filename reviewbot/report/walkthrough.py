@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from reviewbot.report import ReportInput, display_path, model_line
+from reviewbot.report import ReportInput, counted, display_path, model_line
 from reviewbot.report.markup import inert_line, inline_code
 from reviewbot.rules.tagging import noted_security_reasons
 from reviewbot.schema import Finding, IndexUnit
@@ -146,9 +146,8 @@ def _folders(rest: list[_File]) -> list[str]:
 
 
 def _folder_row(where: str, group: list[_File]) -> str:
-    files = "file" if len(group) == 1 else "files"
-    return (f"| {where} | {len(group)} more {files} | +{sum(f.added for f in group)} "
-            f"-{sum(f.removed for f in group)} | |")
+    return (f"| {where} | {counted(len(group), 'more file', 'more files')} | "
+            f"+{sum(f.added for f in group)} -{sum(f.removed for f in group)} | |")
 
 
 def _counted(findings: Counter[str]) -> str:
@@ -193,7 +192,7 @@ def _shown_reasons(entry: _File) -> list[str]:
 
 def _how(data: ReportInput) -> str:
     stats = data.report.stats
-    rules = f"the rules read all {stats.units} units"
+    rules = f"the rules read all {counted(stats.units, 'unit')}"
     if stats.ignored_units:
         rules += (f" ({stats.ignored_units} in files the configuration ignores, for secrets "
                   "only)")

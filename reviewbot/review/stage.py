@@ -22,6 +22,7 @@ from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
 from reviewbot.paths import user_cache_folder
+from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
@@ -200,8 +201,8 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
                               mode="tools", stop_reason="model_unavailable: review_failed")
         if review.turns or review.cached:
             events.emit("unit_reviewed", f"reviewed {review.file_path} "
-                                         f"({len(review.recorded)} findings; {next(done)} of "
-                                         f"{len(ordered)} conversations)",
+                                         f"({counted(len(review.recorded), 'finding')}; "
+                                         f"{next(done)} of {len(ordered)} conversations)",
                         unit_ids=list(review.unit_ids), findings=len(review.recorded),
                         stop_reason=review.stop_reason, cached=review.cached)
         return review
@@ -234,7 +235,8 @@ def _say_what_went_unreviewed(skipped: Mapping[str, str], kept: int, events: Eve
     missed = Counter(reason for reason in skipped.values() if reason != "skipped_by_plan")
     if missed:
         why = ", ".join(f"{count} {reason}" for reason, count in missed.most_common())
-        events.notice(f"the model reviewed {kept - sum(missed.values())} of the {kept} units "
+        events.notice(f"the model reviewed {kept - sum(missed.values())} of the "
+                      f"{counted(kept, 'unit')} "
                       f"the plan kept ({why}); the rules' findings stand for the others")
 
 

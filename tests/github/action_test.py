@@ -92,7 +92,7 @@ def test_the_review_step_reviews_and_posts(pull: PullRequest) -> None:
     result = run_step(step, inputs(**{k: str(v) for k, v in given.items()},
                                    **{"max-comments": "5"}), pull.repo.root)
     assert result.returncode == 1, result.stderr  # the shell injection: fail-level error
-    assert "review posted: 1 new comments" in result.stderr
+    assert "review posted: 1 new comment" in result.stderr
     [posted] = pull.github.posted_reviews()
     assert posted["comments"][0]["path"] == "app/run.py"
     outputs = dict(line.split("=", 1)

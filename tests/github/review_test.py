@@ -34,11 +34,11 @@ def test_a_first_review(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -
     assert "python.shell-injection" in comment["body"] and "reviewbot:fp=" in comment["body"]
     summary = pull.github.summary()["body"]
     assert f"<!-- reviewbot:summary head={pull.head} -->" in summary
-    assert "Inline: 1 new comments, 0 already posted, 0 earlier comments resolved." in summary
+    assert "Inline: 1 new comment, 0 already posted, 0 earlier comments resolved." in summary
     # It opens with what the pull request does.
     assert "### What this change does" in summary
     assert "| `app/run.py` | added | +5 -0 | security-sensitive, 1 error |" in summary
-    assert "review posted: 1 new comments" in err
+    assert "review posted: 1 new comment" in err
     assert outputs(pull)["errors"] == "1"
     sarif = json.loads(Path(outputs(pull)["sarif"]).read_text())
     assert sarif["runs"][0]["results"][0]["ruleId"] == "python.shell-injection"
@@ -68,7 +68,7 @@ def test_a_new_commit_posts_only_new_findings_and_resolves_the_fixed_one(
     assert fixed["body"].startswith(f"✅ **Resolved** in `{pull.head[:12]}`")
     assert ";resolved rule=python.shell-injection -->" in fixed["body"]
     summary = pull.github.summary()["body"]
-    assert "(the whole pull request)" in summary and "1 earlier comments resolved" in summary
+    assert "(the whole pull request)" in summary and "1 earlier comment resolved" in summary
 
 
 def test_full_asks_the_model_again(pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:

@@ -101,7 +101,7 @@ def test_server_down_falls_back_with_one_notice(staged: GitFixture,
     assert len(notices) == 2
     assert notices[0].startswith("reviewbot: model unavailable (model_error:")
     assert notices[0].endswith("the heuristic planner took over")
-    assert notices[1] == ("reviewbot: the model reviewed 0 of the 1 units the plan kept "
+    assert notices[1] == ("reviewbot: the model reviewed 0 of the 1 unit the plan kept "
                           "(1 model_error); the rules' findings stand for the others")
     assert KEY not in err
     llm_plan = json.loads((run_dir_of(out) / "step4_llm_plan.json").read_text())
@@ -157,5 +157,5 @@ def test_a_rerun_whose_model_is_unreachable_says_so(staged: GitFixture,
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setattr("reviewbot.model.session.BACKOFF_S", 0.01)
     assert main(["rerun", str(run), "--from", "review"]) == 1
-    assert "the model reviewed 0 of the 1 units the plan kept (1 model_error)" in (
+    assert "the model reviewed 0 of the 1 unit the plan kept (1 model_error)" in (
         capsys.readouterr().err)
