@@ -160,6 +160,19 @@ class ChangeLines:
         """Whether a line like this one (spacing aside) is added anywhere in the change."""
         return normal_line(text) in self._added
 
+    @cached_property
+    def _defined(self) -> frozenset[str]:
+        return frozenset(match.group(1) for line in self._added
+                         if (match := _PYTHON_DEF.match(line)))
+
+    def defines(self, name: str) -> bool:
+        """Whether an added line anywhere in the change defines a Python function of this
+        name (a function moved or rewritten, not deleted)."""
+        return name in self._defined
+
+
+_PYTHON_DEF = re.compile(r"(?:async )?def (\w+)\s*\(")
+
 
 class ProjectSource(BaseLayout, Protocol):
     """The reviewed side's files as the rules may read them (RepoSource is one), and what the

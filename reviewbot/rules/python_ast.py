@@ -43,7 +43,8 @@ class PythonFile(msgspec.Struct, frozen=True):
     # on an added line may be run on an unchanged one.
     scope_calls: tuple[tuple[ast.Call, str], ...]
     flow: FlowIndex
-    is_script: bool
+    # Neither a program, test code, an example nor documentation: a print in it is not output.
+    library: bool
     # The added lines.
     changed: LineSet
     # The module's string constants (`QUERY = "SELECT ..."`), to read `QUERY % name`.
@@ -77,12 +78,12 @@ def python_file(change: FileChange) -> PythonFile | None:
         tree = change.python_tree
         change.memo["python_file"] = None if tree is None else _analyse(
             change.path, tree, change.new_text, frozenset(change.added_by_line),
-            change.project)
+            change.project, is_library(change.path, change.new_text, change.kind.tags))
     return cast(PythonFile | None, change.memo["python_file"])
 
 
 def _analyse(path: str, tree: ast.Module, text: str | None,
-             changed: frozenset[int], project: ProjectFiles) -> PythonFile:
+             changed: frozenset[int], project: ProjectFiles, library: bool) -> PythonFile:
     # Walking only the statements that touch added lines keeps a hook fast on big files.
     lines = LineSet(tuple(sorted(changed)))
     touched = _touched(tree.body, lines)
@@ -103,7 +104,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
-                      is_script=is_entry_point(path, text), changed=lines,
+                      library=library, changed=lines,
                       constants=module_constants(tree), text=text or "", tree=tree,
                       path=path, project=project)
 
@@ -176,19 +177,29 @@ def on_lines(node: ast.AST, lines: LineSet) -> bool:
     return lines.touches(start, getattr(node, "end_lineno", None) or start)
 
 
-_ENTRY_POINT_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|commands?/|scripts?/|bin/|"
-                               r"management/commands/)")
-# Searched over the whole file: RE2, one pass (`re` tried the alternation at every line).
+# Programs, examples and documentation, by their folder: what they print is their output.
+_PROGRAM_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|(commands?|scripts?|bin|cli|tools?|"
+                           r"examples?|docs?|management/commands)/)")
+# Searched over the whole file: RE2, one pass (`re` tried the alternation at every line). A
+# module that exits at its top level is a program nobody imports (a GitHub Action's script).
 _ENTRY_POINT_TEXT = compile_whole_text(
     r"(?m)__main__|^\s*(import argparse|from argparse |import click|from click |import typer|"
-    r"def main\()")
+    r"def main\()|^(sys\.exit\(|raise SystemExit\b)")
 
 
 def is_entry_point(path: str, text: str | None) -> bool:
-    """A command-line program, whose prints are its output: `__main__`, argparse/click/typer,
-    a `main()`, or a file under commands/, scripts/, bin/."""
-    return bool(_ENTRY_POINT_PATH.search(path)
+    """A command-line program, an example or a documentation page's program, whose prints
+    are its output: `__main__`, argparse/click/typer, a `main()`, an exit at the top level,
+    or a file under commands/, scripts/, bin/, cli/, tools/, examples/, docs/."""
+    return bool(_PROGRAM_PATH.search(path)
                 or (text and _ENTRY_POINT_TEXT.search(text.encode())))
+
+
+def is_library(path: str, text: str | None, kind: frozenset[str]) -> bool:
+    """Library code: not a program (is_entry_point), and not test code or test data as the
+    base declares it (`kind`, rules/quieting.py: a `tests/` folder the change invents is
+    not test code). Only whether a print is a debugging leftover depends on it."""
+    return "test_file" not in kind and not is_entry_point(path, text)
 
 
 def _touched(body: list[ast.stmt], changed: LineSet) -> list[ast.stmt]:
@@ -473,9 +484,22 @@ def _debug_leftover(parsed: PythonFile) -> Iterator[Report]:
         if name in _DEBUGGERS:
             yield (call, "warning", f"`{name}()` stops the program in a debugger.",
                    "Remove it before committing.")
-        elif name == "print" and not parsed.is_script:
+        elif name == "print" and parsed.library and not _is_output(parsed, call):
             yield (call, "info", "`print` in library code is usually a debugging leftover.",
                    "Use logging, or remove it.")
+
+
+# Functions whose job is to print: `dump_dfa`, `print_usage`, `show_tree`.
+_PRINTING_FUNCTION = re.compile(r"^_*(print|pprint|dump|show|display|usage)", re.IGNORECASE)
+
+
+def _is_output(parsed: PythonFile, call: ast.Call) -> bool:
+    """A print that is meant: written to a stream (`file=sys.stderr`), or in a function
+    whose name says it prints."""
+    if keyword_arg(call, "file") is not None:
+        return True
+    function = enclosing_function(parsed.tree, call.lineno) if parsed.tree else None
+    return function is not None and bool(_PRINTING_FUNCTION.match(function.name))
 
 
 def _world_writable(parsed: PythonFile) -> Iterator[Report]:

@@ -19,6 +19,7 @@ from itertools import accumulate, chain, islice, pairwise
 
 import msgspec
 
+from reviewbot.code.docstrings import docstring_lines
 from reviewbot.rules.base import (
     ChangeLines,
     FileChange,
@@ -238,8 +239,11 @@ def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine,
                   if _IDENTIFIER.fullmatch(v.strip().split(".")[-1])]
         if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text) \
                 or any(change.added(form) for form in _moved_forms(line.text)) \
-                or _new_guard_on(lines, {*values, *_receiver(check)}):
-            continue  # the check is still made (moved, rewritten, or another took its place)
+                or _new_guard_on(lines, {*values, *_receiver(check)}) \
+                or _function_deleted(lines, at, change):
+            # The check is still made (moved, rewritten, or another took its place), or it
+            # went with the function that made it.
+            continue
         for value in values:
             kept = [a for a in added if _keeps(a.text, value)]
             source = _derived_from(hunk, value)
@@ -251,6 +255,38 @@ def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine,
                                                       - (line.old_lineno or 0)))
                 yield nearest, line.text.strip().rstrip(":").strip(), value
                 break
+
+
+_DEF = re.compile(r"^(?P<indent>\s*)(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
+
+
+def _function_deleted(lines: tuple[DiffLine, ...], at: int, change: ChangeLines) -> bool:
+    """Whether the Python function holding the guard at `at` goes whole (its `def` and every
+    line of its body removed) and the change defines no function of that name again: its
+    values went with it, and a name the added code uses is another variable."""
+    indent = len(lines[at].text) - len(lines[at].text.lstrip())
+    old_side = [(where, line) for where, line in enumerate(lines) if line.kind != "add"]
+    position = next(i for i, (where, _) in enumerate(old_side) if where == at)
+    header = None
+    for where, line in reversed(old_side[:position]):
+        found = _DEF.match(line.text)
+        if found and len(found.group("indent")) < indent:
+            header = (where, line, found)
+            break
+    if header is None or header[1].kind != "del":
+        return False
+    depth = len(header[2].group("indent"))
+    # A hunk shows the unchanged lines after what it removes, but at the end of the file.
+    body_ended = old_side[-1][1].kind == "del"
+    for where, line in old_side:
+        if where <= header[0] or not line.text.strip():
+            continue
+        if len(line.text) - len(line.text.lstrip()) <= depth:
+            body_ended = True
+            break
+        if line.kind != "del":
+            return False  # a line of it stays: the function is changed, not deleted
+    return body_ended and not change.defines(header[2].group("name"))
 
 
 def _new_guard_on(lines: tuple[DiffLine, ...], subjects: set[str]) -> bool:
@@ -350,8 +386,14 @@ class GuardRemovedRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         # A hunk all of whose changed lines are minified holds nothing a person wrote, and a
         # long line is passed over on its own (its patterns would cost time quadratic in it).
+        # Nor is an added comment or docstring code: a word in it ("only the first one")
+        # neither uses a value nor guards it.
+        prose = change.comment_lines | docstring_lines(change.python_tree
+                                                       if change.language == "python" else None)
         hunks = [u.hunk.replace(lines=tuple(line for line in u.hunk.lines
-                                            if not is_long(line.text)))
+                                            if not is_long(line.text)
+                                            and not (line.kind == "add"
+                                                     and line.new_lineno in prose)))
                  for u in change.units if u.hunk is not None and not is_minified(u)]
         said = chain(_said_across(hunks), *(_said_in(hunk, change.change) for hunk in hunks
                                             if hunk.removed()))

@@ -26,6 +26,7 @@ from reviewbot.redaction import (
     token_matches,
 )
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.quieting import is_prose
 from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
 
 if TYPE_CHECKING:
@@ -229,8 +230,8 @@ def candidate_lines(path: str, lines: dict[int, str]) -> list[int]:
 
 # Values that stand for a secret in documentation and examples.
 _PLACEHOLDER = re.compile(
-    r"^[<{(\[$%]*((your|my)[_-]?)?(user(name)?|pass(word|wd)?|pwd|secret|token|(api[_-]?)?key|"
-    r"changeme|example|foo|bar|baz|test|dummy|fake|value|something|x+|\*+|\.+)([_-]?here)?"
+    r"^[<{(\[$%]*((your|my)[ _-]?)?(user(name)?|pass(word|wd)?|pwd|secret|token|(api[ _-]?)?key|"
+    r"changeme|example|foo|bar|baz|test|dummy|fake|value|something|x+|\*+|\.+)([ _-]?here)?"
     r"[>})\]%]*$",
     re.IGNORECASE)
 # Values encrypted for a CI service (`secure: "..."` in .travis.yml): safe by design.
@@ -247,6 +248,28 @@ _SETTING_WORDS = frozenset({
 def is_placeholder(value: str) -> bool:
     bare = value.strip("\"'")
     return bool(_PLACEHOLDER.match(bare)) or bare.lower() in _SETTING_WORDS
+
+
+# What a name next to a value says, not the value's shape: the kinds an illustration can
+# take. A known token format, a key block, a password in a URL or an entropy match is
+# reported whatever it spells.
+_NAMED_KINDS = frozenset({"Secret Keyword", "credential in a config file"})
+# A value that says what it stands for (`"super-duper-secret"`, `KEEP_IT_SECRET`,
+# `my-example-key`): a generated credential spells no such word. Words and separators only:
+# a random string with the word in it (`.../bPxRfiCYEXAMPLEKEY`) is reported.
+_SELF_NAMED = re.compile(r"secret|example|sample|dummy|placeholder|change[_-]?me|replace[_-]?me",
+                         re.IGNORECASE)
+_WORDY = re.compile(r"[A-Za-z0-9 ._-]{1,40}")
+
+
+def is_illustration(path: str, value: str, kind: str) -> bool:
+    """On a documentation page (Markdown, reStructuredText), a value found only by the name
+    beside it that spells out what it stands for, or is words (`"password": "for encrypted
+    privkey file"`). In code or a config file the same value is a credential something runs
+    with, and is reported."""
+    return kind in _NAMED_KINDS and is_prose(path) and (
+        (_SELF_NAMED.search(value) is not None and _WORDY.fullmatch(value) is not None)
+        or any(c.isspace() for c in value.strip()))
 
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
@@ -270,7 +293,7 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         return best
     for value, level, kind in (*_own_hits(path, text, quiet),
                                *_detect_secrets_hits(path, text, quiet, plugins)):
-        if is_placeholder(value):
+        if is_placeholder(value) or is_illustration(path, value, kind):
             continue
         if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
             best[value] = (level, kind)

@@ -42,7 +42,12 @@ QUIETENINGS: dict[str, str] = {
     "a padded sink line in Python": "shapes_test.py::test_a_padded_python_sink_is_found",
     "a minified hunk skips guard-removed": "shapes_test.py::test_a_minified_hunk",
     # rules/python_ast.py is_entry_point: a program's prints are its output.
-    "a script's name": "shapes_test.py::test_a_script_name_quietens_only_prints",
+    "a script's, example's or docs program's folder":
+        "shapes_test.py::test_a_script_name_quietens_only_prints",
+    "an exit at a module's top level": "shapes_test.py::test_a_top_level_exit_quietens_only_prints",
+    # rules/python_ast.py is_library: test code's prints, when the base declares it.
+    "prints in test code by a folder the change invents":
+        "shapes_test.py::test_an_invented_tests_folder_is_library_code_for_prints",
     # rules/tagging.py: only_whitespace (the planner skips it), security reasons skipped in docs.
     "an indentation change as whitespace": "shapes_test.py::test_indentation_is_not_whitespace",
     "security reasons skipped in docs": "names_test.py::test_code_named_like_docs",

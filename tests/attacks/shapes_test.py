@@ -48,13 +48,35 @@ def test_a_minified_hunk() -> None:
     assert "minified" in result.units[-1].tags
 
 
-def test_a_script_name_quietens_only_prints() -> None:
-    """Under `scripts/` a print is a program's output, and that is all the name changes: a
-    shell injection and a secret in the same new file are reported in full."""
+@pytest.mark.parametrize("path", ["scripts/pay.py", "examples/pay.py", "docs/pay.py",
+                                  "tools/pay.py", "pkg/cli/pay.py"])
+def test_a_script_name_quietens_only_prints(path: str) -> None:
+    """Under `scripts/`, `examples/`, `docs/`, `tools/` or `cli/` a print is a program's
+    output, and that is all the name changes, in a folder the change invents: a shell
+    injection and a secret in the same new file are reported in full."""
     code = SHELL + "print('done')\nKEY = 'AKIA" + "QWERTYUIOPASDFGH'\n"
-    found = {(f.rule_id, f.severity) for f in review("scripts/pay.py", code,
-                                                     base=Base()).findings}
+    found = {(f.rule_id, f.severity) for f in review(path, code, base=Base()).findings}
     assert found == {("python.shell-injection", "error"), ("secrets.hardcoded", "error")}
+
+
+def test_a_top_level_exit_quietens_only_prints() -> None:
+    """A module that exits at its top level is a program (its prints are output), and that is
+    all the exit changes: the shell injection in it is still an error."""
+    code = SHELL + "print('done')\nimport sys\nsys.exit(pay('x'))\n"
+    found = {(f.rule_id, f.severity) for f in review("app/pay.py", code, base=Base()).findings}
+    assert found == {("python.shell-injection", "error")}
+
+
+def test_an_invented_tests_folder_is_library_code_for_prints() -> None:
+    """A print is test code's only when the base declares the folder test code: in a
+    `tests/` folder the change invents it is reported as in any library module, and the
+    shell injection beside it is an error."""
+    code = SHELL + "print('done')\n"
+    found = {(f.rule_id, f.severity) for f in review("tests/pay.py", code, base=Base()).findings}
+    assert found == {("python.shell-injection", "error"), ("python.debug-leftover", "info")}
+    declared = {(f.rule_id, f.severity)
+                for f in review("tests/pay.py", code, base=Base("tests")).findings}
+    assert declared == {("python.shell-injection", "warning")}
 
 
 def test_indentation_is_not_whitespace() -> None:

@@ -280,3 +280,64 @@ def test_new_messages_that_quote_code_leave_the_process_redacted(
     assert messages and all("[REDACTED]" in m for m in messages), messages
     written = [out, *(p.read_text() for p in runs.rglob("*") if p.is_file())]
     assert not any(TOKEN in text for text in written)
+
+
+OTHER = "\n\ndef other():\n    return 1\n"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # black's tokenizer replaced: detect_encoding and its guard on `first` deleted whole, a
+    # new function with a `first` of its own
+    ("def detect(readline):\n    first = readline()\n    if not blank_re.match(first):\n"
+     "        return default, [first]\n    return first\n" + OTHER,
+     "def tokenize(source):\n    first = source[0]\n    yield first\n" + OTHER),
+    # the last function of the file deleted whole
+    ("def keep():\n    return 2\n\n\ndef detect(first):\n    if not is_blank(first):\n"
+     "        return None\n    return first\n",
+     "def keep():\n    return 2\n\n\ndef tokenize(first):\n    pass\n"),
+    # a guard deleted and its value named only in an added comment
+    ("def f(name):\n    if not is_safe(name):\n        raise E()\n    return 1\n",
+     "def f(name):\n    # name is checked by the caller\n    return 1\n"),
+])
+def test_a_guard_gone_with_its_function_or_its_uses_is_not_removed(old: str, new: str) -> None:
+    """A guard deleted together with the whole function that held it, or with every use of
+    its value (a word in a comment is no use), turns nothing away that now gets through."""
+    assert _messages("src/tokenize.py", old, new) == []
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # the function rewritten whole under the same name, without its guard
+    ("def load(path):\n    if not is_safe(path):\n        raise Forbidden()\n"
+     "    return open(path).read()\n" + OTHER,
+     "def load(path, mode='r'):\n    with open(path, mode) as f:\n        return f.read()\n"
+     + OTHER),
+    # the check named in a comment or a docstring is not the check made
+    ("def f(name):\n    if not is_safe(name):\n        raise E()\n    return open(name)\n",
+     "def f(name):\n    # is_safe(name) is done upstream\n    return open(name).read()\n"),
+    ("def f(name):\n    if not is_safe(name):\n        raise E()\n    return open(name)\n",
+     'def f(name):\n    """Callers run is_safe(name) first."""\n    return open(name).read()\n'),
+])
+def test_a_rewritten_function_or_a_comment_cannot_hide_a_deleted_guard(old: str,
+                                                                      new: str) -> None:
+    """A function rewritten whole under its name (here or anywhere in the change) is
+    changed, not deleted, and a comment or a docstring naming the check does not make it:
+    the deleted guard is reported."""
+    [message] = _messages("app/files.py", old, new)
+    assert "deletes the guard" in message
+
+
+
+def test_a_function_deleted_here_and_defined_in_another_file_is_rewritten() -> None:
+    """A guarded function deleted whole from one file and defined again in another file of
+    the change, without its guard, is moved: the deleted guard is reported."""
+    old = ("def load(path):\n    if not is_safe(path):\n        raise Forbidden()\n"
+           "    data = open(path).read()\n    return data\n" + OTHER)
+    new = "def read(path):\n    return open(path).read()\n" + OTHER
+    moved = "def load(path):\n    return open(path, 'rb').read()\n"
+    texts = {"app/files.py": new, "app/io.py": moved}
+    diff = make_diff("app/files.py", new, old) + make_diff("app/io.py", moved)
+    result = run_rules(parse_units(diff), texts.get, Config())
+    assert ["deletes the guard" in f.message for f in result.findings
+            if f.rule_id == "guard-removed"] == [True]
+    alone = run_rules(parse_units(make_diff("app/files.py", new, old)), texts.get, Config())
+    assert [f for f in alone.findings if f.rule_id == "guard-removed"] == []

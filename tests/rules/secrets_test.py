@@ -134,3 +134,21 @@ def test_the_keyword_detector_reports_only_on_lines_with_its_words() -> None:
     assert _keyword_words().search('DB_PASSWORD: "hunter2hunter2"')
     [finding] = findings("app/db.py", 'db_password = "hunter2-correct-horse"\n')
     assert finding.title.endswith("Secret Keyword")
+
+
+def test_a_docs_page_cannot_spell_a_known_token_away() -> None:
+    """A value that names itself is an illustration only when a name beside it is all that
+    found it, and it is words: on a documentation page the self-named config value is
+    quiet, while a known token format, a private key and a random key that spell "EXAMPLE"
+    are reported as before (one level quieter)."""
+    page = ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+            f"aws_secret_access_key = {AWS_SECRET}\n"
+            "token: ghp_EXAMPLEabcdefghijklmnopqrstuvwxyz0123\n"
+            "-----BEGIN RSA PRIVATE KEY----- example\n"
+            "MIIEowIBAAKCAQEAx7Yl3QkZs9mFqkTnB2dRzQ2hhbmdlTWVQ\n"
+            'app.config.SECRET = "KEEP_IT_SECRET_KEEP_IT_SAFE"\n')
+    found = {(f.start_line, f.title, f.severity) for f in findings("guide/setup.md", page)}
+    assert found == {(1, "Hard-coded secret: AWS access key ID", "warning"),
+                     (2, "Hard-coded secret: credential in a config file", "info"),
+                     (3, "Hard-coded secret: GitHub token", "warning"),
+                     (4, "Hard-coded secret: Private Key", "warning")}
