@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 from itertools import accumulate, chain, islice, pairwise
 
@@ -240,7 +240,8 @@ def _deleted_guards(hunk: Hunk, change: ChangeLines) -> Iterator[tuple[DiffLine,
         if not values or re.search(rf"(?<![\w.]){re.escape(check)}\(", added_text) \
                 or any(change.added(form) for form in _moved_forms(line.text)) \
                 or _new_guard_on(lines, {*values, *_receiver(check)}) \
-                or _function_deleted(lines, at, change):
+                or (_function_deleted(lines, at, change)
+                    and not _new_function_keeps(lines, values)):
             # The check is still made (moved, rewritten, or another took its place), or it
             # went with the function that made it.
             continue
@@ -287,6 +288,35 @@ def _function_deleted(lines: tuple[DiffLine, ...], at: int, change: ChangeLines)
         if line.kind != "del":
             return False  # a line of it stays: the function is changed, not deleted
     return body_ended and not change.defines(header[2].group("name"))
+
+
+def _new_function_keeps(lines: tuple[DiffLine, ...], values: Sequence[str]) -> bool:
+    """Whether a function the hunk adds uses one of the values as it came in (a parameter or
+    a name from outside, not one it assigns itself): the deleted function may be back under
+    another name, without its guard, and a new name does not take the removal away."""
+    depth: int | None = None
+    own: set[str] = set()
+    for line in lines:
+        if line.kind != "add" or not line.text.strip():
+            continue
+        found = _DEF.match(line.text)
+        indent = len(line.text) - len(line.text.lstrip())
+        if found:
+            depth, own = len(found.group("indent")), set()
+            continue
+        if depth is not None and indent <= depth:
+            depth = None
+        if depth is None:
+            continue
+        own |= {value for value in values if _assigns(line.text, value)}
+        if any(value not in own and _keeps(line.text, value) for value in values):
+            return True
+    return False
+
+
+def _assigns(text: str, value: str) -> bool:
+    return re.match(rf"\s*(?:for\s+)?{re.escape(value)}\s*(?::[^=]*)?(?:=(?!=)|\s+in\b)",
+                    text) is not None
 
 
 def _new_guard_on(lines: tuple[DiffLine, ...], subjects: set[str]) -> bool:

@@ -339,5 +339,16 @@ def test_a_function_deleted_here_and_defined_in_another_file_is_rewritten() -> N
     result = run_rules(parse_units(diff), texts.get, Config())
     assert ["deletes the guard" in f.message for f in result.findings
             if f.rule_id == "guard-removed"] == [True]
+    # Alone, `read(path)` is `load` under another name: the same removal.
     alone = run_rules(parse_units(make_diff("app/files.py", new, old)), texts.get, Config())
-    assert [f for f in alone.findings if f.rule_id == "guard-removed"] == []
+    assert [f.rule_id for f in alone.findings if f.rule_id == "guard-removed"] == [
+        "guard-removed"]
+
+
+def test_a_guarded_function_renamed_without_its_guard_is_reported() -> None:
+    """Deleting a guarded function whole and adding it back under another name, without the
+    guard, is removing the guard: a new name does not make the removal go away."""
+    old = ("def read(path):\n    if not is_safe(path):\n        raise ValueError(path)\n"
+           "    return open(path).read()\n")
+    new = "def read_any(path):\n    return open(path).read()\n"
+    assert "guard-removed" in {f.rule_id for f in findings("app.py", new, old)}
