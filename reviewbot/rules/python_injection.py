@@ -807,7 +807,8 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
                 f"`{use.name}` uses a file path built{_from(use.source)} without a check that "
                 "it stays in its folder: `../` in it reaches any file the process can "
                 "(path traversal).", suggestion)
-    if joined is None or _looks(use) or _resource_lookup(use, parsed):
+    if joined is None or _resource_lookup(use, parsed) or (
+            _looks(use) and not _handed_on(use, parsed)):
         return None
     return ("info", f"`{use.name}` uses a path that joins a folder with `{joined}`, which "
                     "comes from a parameter of the function; if a user can choose it, `../` "
@@ -818,6 +819,31 @@ def _looks(use: Use) -> bool:
     """The call only looks at the path, lists it or makes a folder there."""
     method = use.name.rsplit(".", 1)[-1] if isinstance(use.call.func, ast.Attribute) else ""
     return use.name in _LOOKS or method in _LOOK_METHODS
+
+
+def _handed_on(use: Use, parsed: PythonFile) -> bool:
+    """A looked-at path that the function then returns or gives to another call
+    (`if os.path.isfile(path): return self._opener(path)`): a lookup that finds the file
+    something else opens."""
+    function = parsed.flow.function_at(use.call)
+    func = use.call.func
+    target = use.call.args[0] if use.call.args else \
+        func.value if isinstance(func, ast.Attribute) else None
+    if function is None or not isinstance(target, ast.Name):
+        return False  # a path made in the call itself is not kept to be handed on
+    names = {target.id}
+    for node in walk(function):  # `snippet = filename`
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) \
+                and node.value.id in names:
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    later = [node for node in walk(function) if getattr(node, "lineno", 0) >= use.call.lineno
+             and node is not use.call]
+    returned = [node.value for node in later if isinstance(node, ast.Return) and node.value]
+    given = [arg for node in later if isinstance(node, ast.Call)
+             and parsed.flow.name_of(node) not in _LOOKS for arg in node.args]
+    values = [*given, *(e for v in returned for e in (
+        v.elts if isinstance(v, ast.Tuple | ast.List) else [v]))]
+    return any(isinstance(v, ast.Name) and v.id in names for v in values)
 
 
 def _resource_lookup(use: Use, parsed: PythonFile) -> bool:
