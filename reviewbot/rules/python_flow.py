@@ -366,15 +366,17 @@ def literal_text(expr: ast.expr, constants: dict[str, str] | None = None) -> str
 
 
 def module_constants(tree: ast.Module) -> dict[str, str]:
-    """`NAME = "text"` at module level (and in class bodies)."""
+    """`NAME = "text"` (or `NAME: Final = "text"`) at module level and in class bodies."""
     found: dict[str, str] = {}
     for statement in (*tree.body, *(s for c in tree.body if isinstance(c, ast.ClassDef)
                                     for s in c.body)):
-        if (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
-                and isinstance(statement.value.value, str)):
-            for target in statement.targets:
+        targets = (statement.targets if isinstance(statement, ast.Assign) else
+                   [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+        value = getattr(statement, "value", None)
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            for target in targets:
                 if isinstance(target, ast.Name):
-                    found[target.id] = statement.value.value
+                    found[target.id] = value.value
     return found
 
 

@@ -713,11 +713,21 @@ _PATH_SINKS: dict[str, int] = {
 _PROBES = frozenset({"os.path.exists", "os.path.lexists", "os.path.isfile", "os.path.isdir",
                      "os.path.getsize", "os.stat", "os.lstat", "os.access"})
 _PATH_SINKS.update(dict.fromkeys(_PROBES, 1))
+# A wrapper that only makes folders (`ensure_dir(path)`) is not a file opener: following it
+# repeated, at every folder an extraction makes, the finding at the file it writes.
+_FOLDER_MAKERS = frozenset({"os.makedirs", "os.mkdir"})
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink",
                            "rmdir", "mkdir", "save", "touch", "open", "exists", "is_file",
                            "is_dir", "iterdir", "stat"})
 _JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "Path",
                     "pathlib.PurePath"})
+# Calls that look at a path, list a folder or make one without reading, writing or removing
+# a file. A folder joined with a parameter is the program's own choice until input reaches
+# it: these say nothing worth a finding then (in a library every path is a parameter).
+_LOOKS = _PROBES | _FOLDER_MAKERS | {"os.listdir", "os.scandir"}
+_LOOK_METHODS = frozenset({"exists", "is_file", "is_dir", "iterdir", "stat", "mkdir"})
+# A package's own resources: the package names them (`resource_text("hook-tmpl")`).
+_RESOURCE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources.files"})
 
 
 def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
@@ -783,8 +793,9 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
                            "file the process can (path traversal).",
                 "Check every path, whatever the setting (after resolving links if they may "
                 "point outside).")
-    joined = any(_joins_input(value, use.flow, parsed) for value in (use.value, *use.chain))
-    if use.name in _PROBES and not joined:
+    joined = next(filter(None, (_joined_input(value, use.flow, parsed)
+                                for value in (use.value, *use.chain))), None)
+    if use.name in _PROBES and joined is None:
         return None
     if use.source == "archive":
         return ("warning", f"`{use.name}` uses a path built{_from(use.source)} without a "
@@ -796,10 +807,68 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
                 f"`{use.name}` uses a file path built{_from(use.source)} without a check that "
                 "it stays in its folder: `../` in it reaches any file the process can "
                 "(path traversal).", suggestion)
-    if joined:
-        return ("info", f"`{use.name}` uses a path that joins a folder with a parameter; if "
-                        "the parameter can come from a user, `../` in it escapes the folder.",
-                suggestion)
+    if joined is None or _resource_lookup(use, parsed) or (
+            _looks(use) and not _handed_on(use, parsed)):
+        return None
+    return ("info", f"`{use.name}` uses a path that joins a folder with `{joined}`, which "
+                    "comes from a parameter of the function; if a user can choose it, `../` "
+                    "in it escapes the folder.", suggestion)
+
+
+def _looks(use: Use) -> bool:
+    """The call only looks at the path, lists it or makes a folder there."""
+    method = use.name.rsplit(".", 1)[-1] if isinstance(use.call.func, ast.Attribute) else ""
+    return use.name in _LOOKS or method in _LOOK_METHODS
+
+
+def _handed_on(use: Use, parsed: PythonFile) -> bool:
+    """A looked-at path that the function then returns or gives to another call
+    (`if os.path.isfile(path): return self._opener(path)`): a lookup that finds the file
+    something else opens."""
+    function = parsed.flow.function_at(use.call)
+    func = use.call.func
+    target = use.call.args[0] if use.call.args else \
+        func.value if isinstance(func, ast.Attribute) else None
+    if function is None or not isinstance(target, ast.Name):
+        return False  # a path made in the call itself is not kept to be handed on
+    names = {target.id}
+    for node in walk(function):  # `snippet = filename`
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) \
+                and node.value.id in names:
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    later = [node for node in walk(function) if getattr(node, "lineno", 0) >= use.call.lineno
+             and node is not use.call]
+    returned = [node.value for node in later if isinstance(node, ast.Return) and node.value]
+    given = [arg for node in later if isinstance(node, ast.Call)
+             and parsed.flow.name_of(node) not in _LOOKS for arg in node.args]
+    values = [*given, *(e for v in returned for e in (
+        v.elts if isinstance(v, ast.Tuple | ast.List) else [v]))]
+    return any(isinstance(v, ast.Name) and v.id in names for v in values)
+
+
+def _resource_lookup(use: Use, parsed: PythonFile) -> bool:
+    """The path is a package's resource folder (`importlib.resources.files(pkg)`) joined
+    with a name: the package chose the folder, and its callers the names in it."""
+    for value in (use.value, *use.chain):
+        for node in walk(value):
+            base = _join_base(node, parsed)
+            if isinstance(base, ast.Name):
+                before = use.flow.assignments_before(base.id, use.call.lineno)
+                base = before[0] if before else None
+            if isinstance(base, ast.Call) and parsed.flow.name_of(base) in _RESOURCE_FOLDERS:
+                return True
+    return False
+
+
+def _join_base(node: ast.AST, parsed: PythonFile) -> ast.expr | None:
+    """The folder a path expression starts from."""
+    if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _JOINS and node.args:
+        return node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "joinpath":
+        return node.func.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return node.left
     return None
 
 
@@ -824,11 +893,12 @@ def _direct_request(use: Use, parsed: PythonFile) -> bool:
         if isinstance(n, ast.Name))
 
 
-def _joins_input(value: ast.expr, flow: Flow, parsed: PythonFile) -> bool:
-    """A path made of a base and input after it: join(), joinpath(), `/`, `+`, an f-string.
-    `join(folder, "setup.cfg")` with the folder from a parameter is the program's choice."""
-    return any(_tainted(part, flow) for node in walk(value)
-               for part in _joined_parts(node, parsed))
+def _joined_input(value: ast.expr, flow: Flow, parsed: PythonFile) -> str | None:
+    """The name of the input a path puts after its base (join(), joinpath(), `/`, `+`, an
+    f-string), if any. `join(folder, "setup.cfg")` with the folder from a parameter is the
+    program's choice."""
+    return next((n.id for node in walk(value) for part in _joined_parts(node, parsed)
+                 for n in walk(part) if _tainted(n, flow) and isinstance(n, ast.Name)), None)
 
 
 def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
@@ -838,8 +908,13 @@ def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "joinpath":
         return list(node.args)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         return [node.right]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        # `"${" + key + "}"` builds text; `"/srv/files/" + name` or `root + name` a path.
+        text = isinstance(node.left, ast.Constant | ast.JoinedStr) \
+            and not re.search(r"[/\\]", literal_text(node.left))
+        return [] if text else [node.right]
     if isinstance(node, ast.JoinedStr) and "/" in literal_text(node):
         return [v for v in node.values[1:] if isinstance(v, ast.FormattedValue)]
     return []
@@ -934,7 +1009,7 @@ _ESCAPE_HINT = ("Escape the values (format_html(\"<b>{}</b>\", value), markupsaf
 def _xss(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
         if name in ("jinja2.Environment", "jinja2.environment.Environment"):
-            yield from _jinja_environment(call)
+            yield from _jinja_environment(parsed, call)
             continue
         if name.endswith(".from_string"):
             name = "jinja2.Template"  # Environment.from_string
@@ -971,7 +1046,7 @@ def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
         sources = [source_of(n, flow, parsed.flow.name_of) for n in values]
         outside = [s for s in sources if s in _OUTSIDE] or (
             ["request"] if flow.handler and any(sources) else [])
-        if not outside:
+        if not outside or _written_to_text_files(node, parsed):
             continue
         yield (node, "warning", f"HTML is built by formatting with values{_from(outside[0])} "
                                 "that are not escaped: markup in them runs in the page (XSS).",
@@ -1015,12 +1090,121 @@ def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
                     "input.")
 
 
-def _jinja_environment(call: ast.Call) -> Iterator[Report]:
+def _jinja_environment(parsed: PythonFile, call: ast.Call) -> Iterator[Report]:
     autoescape = keyword_arg(call, "autoescape")
-    if autoescape is None or is_const(autoescape, False):
-        yield (call, "warning", "A Jinja2 Environment without autoescape renders values into "
-                                "HTML unescaped (XSS).",
-               "Pass autoescape=jinja2.select_autoescape() (or True for HTML-only templates).")
+    if autoescape is not None and not is_const(autoescape, False):
+        return
+    if _renders_text_only(parsed, call):
+        return
+    yield (call, "warning", "A Jinja2 Environment without autoescape renders values into "
+                            "HTML unescaped (XSS).",
+           "Pass autoescape=jinja2.select_autoescape() (or True for HTML-only templates).")
+
+
+# Names of files (or templates) whose text is not HTML: Markdown release notes, a comment
+# body, a config file. A template's own extension after it (`notes.md.j2`) is looked through.
+_TEXT_FILE = re.compile(r"\.(md|markdown|rst|txt|text|py|toml|ya?ml|json|cfg|ini|sh|csv)"
+                        r"(\.(j2|jinja2?|tmpl|tpl))?$", re.IGNORECASE)
+_TEMPLATE_GETTERS = frozenset({"from_string", "get_template", "select_template",
+                               "get_or_select_template"})
+
+
+def _renders_text_only(parsed: PythonFile, environment: ast.Call) -> bool:
+    """Every template the Environment renders is text, not HTML (a constant without tags, a
+    `.md` or `.txt` name), and nothing in the module serves a page: a template's name
+    alone cannot make HTML that a web handler returns into text."""
+    if parsed.tree is None or _serves_pages(parsed):
+        return False
+    parents = _parents(parsed)
+    holder = parents.get(id(environment))
+    if isinstance(holder, ast.Attribute):
+        return _text_template(parsed, parents.get(id(holder)), holder)
+    function = parsed.flow.function_at(environment)
+    # Passed on, returned, kept at module level or on an object: other code may render it.
+    if function is None or not (isinstance(holder, ast.Assign) and len(holder.targets) == 1
+                                and isinstance(holder.targets[0], ast.Name)):
+        return False
+    target = holder.targets[0].id
+    uses = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == target
+            and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(_text_template(parsed, parents.get(id(parents.get(id(use)))),
+                                             parents.get(id(use))) for use in uses)
+
+
+def _text_template(parsed: PythonFile, call: ast.AST | None, attribute: ast.AST | None) -> bool:
+    """`env.get_template("notes.md")`, `env.from_string(NOTES)` with no tags in it, or an
+    environment's setting (`env.filters[...]`): nothing that makes HTML."""
+    if not isinstance(attribute, ast.Attribute):
+        return False
+    if attribute.attr not in _TEMPLATE_GETTERS:
+        return not isinstance(call, ast.Call) or call.func is not attribute \
+            or attribute.attr not in ("render", "stream", "generate", "render_async")
+    if not (isinstance(call, ast.Call) and call.func is attribute and call.args):
+        return False
+    source = call.args[0]
+    if attribute.attr == "from_string":
+        known = isinstance(source, ast.Constant) or (
+            isinstance(source, ast.Name) and source.id in parsed.constants)
+        return known and not _HTML.search(literal_text(source, parsed.constants))
+    names = source.elts if isinstance(source, ast.List | ast.Tuple) else [source]
+    return all(isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and _TEXT_FILE.search(n.value) is not None for n in names)
+
+
+def _serves_pages(parsed: PythonFile) -> bool:
+    """The module has a web handler or makes a response."""
+    for node in walk(cast(ast.Module, parsed.tree)):
+        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _RESPONSES:
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+                and parsed.flow.at(node.body[0]).handler:
+            return True
+    return False
+
+
+def _parents(parsed: PythonFile) -> dict[int, ast.AST]:
+    parents = parsed.memo.get("parents")
+    if not isinstance(parents, dict):
+        parents = {id(child): node for node in walk(cast(ast.Module, parsed.tree))
+                   for child in ast.iter_child_nodes(node)}
+        parsed.memo["parents"] = parents
+    return cast(dict[int, ast.AST], parents)
+
+
+def _written_to_text_files(node: ast.AST, parsed: PythonFile) -> bool:
+    """HTML assigned to a name that its function only writes to files with a text name
+    (`body` written to `.pr-comment.md`): a Markdown file or a comment body, not a page."""
+    assign = _parents(parsed).get(id(node))
+    function = parsed.flow.function_at(node)
+    if function is None or not (isinstance(assign, ast.Assign) and len(assign.targets) == 1
+                                and isinstance(assign.targets[0], ast.Name)):
+        return False
+    name, flow = assign.targets[0].id, parsed.flow.at(node)
+    files = {item.optional_vars.id: item.context_expr for statement in walk(function)
+             if isinstance(statement, ast.With | ast.AsyncWith) for item in statement.items
+             if isinstance(item.optional_vars, ast.Name)
+             and isinstance(item.context_expr, ast.Call)
+             and parsed.flow.name_of(item.context_expr) in ("open", "builtins.open", "io.open")}
+    uses = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == name
+            and isinstance(n.ctx, ast.Load)]
+    writes = [call for call in walk(function) if isinstance(call, ast.Call)
+              and isinstance(call.func, ast.Attribute) and call.func.attr == "write"
+              and isinstance(call.func.value, ast.Name) and call.func.value.id in files
+              and len(call.args) == 1 and isinstance(call.args[0], ast.Name)
+              and call.args[0].id == name]
+    if not uses or len(uses) != len(writes):
+        return False
+    opened = [files[cast(ast.Name, cast(ast.Attribute, w.func).value).id] for w in writes]
+    return all(_text_file(call, flow, parsed) for call in opened)
+
+
+def _text_file(opened: ast.Call, flow: Flow, parsed: PythonFile) -> bool:
+    path = first_arg(opened, "file")
+    if isinstance(path, ast.Name):
+        before = flow.assignments_before(path.id, opened.lineno)
+        path = before[0] if before else None
+    return path is not None and bool(
+        _TEXT_FILE.search(literal_text(path, parsed.constants).rstrip()))
 
 
 RULES = (
@@ -1067,11 +1251,6 @@ def _shell_sink(call: ast.Call, name: str) -> list[ast.expr]:
 def _sql_sink(call: ast.Call, name: str) -> list[ast.expr]:
     method = name.rsplit(".", 1)[-1]
     return _sql_arguments(call, method) if method in _RUNNERS else []
-
-
-# A wrapper that only makes folders (`ensure_dir(path)`) is not a file opener: following it
-# repeated, at every folder an extraction makes, the finding at the file it writes.
-_FOLDER_MAKERS = frozenset({"os.makedirs", "os.mkdir"})
 
 
 def _path_sink(call: ast.Call, name: str) -> list[ast.expr]:

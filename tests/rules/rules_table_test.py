@@ -372,9 +372,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      "def read(path):\n    with open(path) as f:\n        return f.read()\n", set()),
     ("near: a command-line argument", "app/cli.py",
      "import sys\ndef main():\n    open(sys.argv[1]).read()\n", set()),
-    ("a probe of a folder joined with a parameter", "app/static.py",
+    ("a probe of a folder joined with a parameter, the path returned", "app/static.py",
      "def loader(path):\n    full = os.path.join(ROOT, path)\n"
      "    if os.path.isfile(full):\n        return full\n", {("python.path-traversal", I)}),
+    ("a probe of a folder joined with a parameter, the path opened elsewhere",
+     "app/static.py",
+     "def loader(self, path):\n    path = os.path.join(ROOT, path)\n"
+     "    if os.path.isfile(path):\n        return self._opener(path)\n",
+     {("python.path-traversal", I)}),
+    ("near: a probe of a folder joined with a parameter, nothing handed on", "app/static.py",
+     "def has(path):\n    full = os.path.join(ROOT, path)\n"
+     "    return os.path.isfile(full)\n", set()),
     ("a Path method on a joined path", "app/static.py",
      "def read(self, name):\n    return self.root.joinpath(name).open()\n",
      {("python.path-traversal", I)}),
