@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,10 +66,11 @@ class ToolHit(msgspec.Struct, frozen=True):
     # telling it from another of the same code and message.
     where: tuple[str, ...] = ()
 
-    def identity(self, lines: Sequence[str]) -> tuple[object, ...]:
+    def identity(self, lines: Sequence[str],
+                 first_line: Callable[[str], str] = str.strip) -> tuple[object, ...]:
         """What the finding is, apart from its line number: the same on the base and the new
-        side when the change only moved it."""
-        start = lines[self.line - 1].strip() if 0 < self.line <= len(lines) else ""
+        side when the change only moved it (or, through `first_line`, only retagged it)."""
+        start = first_line(lines[self.line - 1]) if 0 < self.line <= len(lines) else ""
         return (self.code, self.message, self.severity, self.where, start)
 
 
@@ -83,6 +85,9 @@ class ScannerRule(RuleBase, frozen=True):
     what: str
     # Our own rules it does better, skipped while it runs.
     replaces: frozenset[str] = frozenset()
+    # Set for a tool whose findings on an added line may still be the base's: how a finding's
+    # first line is compared with the base's (zizmor: a `uses:` line without its tag).
+    retagged: Callable[[str], str] | None = None
 
     @property
     def whole_file(self) -> bool:
@@ -108,7 +113,7 @@ class ScannerRule(RuleBase, frozen=True):
         if found is None:
             return
         added = change.added_by_line
-        brought = [hit for hit in found if hit.line in added]
+        brought = [hit for hit in found if hit.line in added and self.retagged is None]
         if len(brought) < len(found):
             brought = self._brought(executable, change, text, found)
         for hit in brought:
@@ -138,11 +143,12 @@ class ScannerRule(RuleBase, frozen=True):
         if old is None or old_text is None:
             return found
         new_lines, old_lines = text.split("\n"), old_text.split("\n")
-        before = Counter(hit.identity(old_lines) for hit in old)
-        now = Counter(hit.identity(new_lines) for hit in found)
-        added = change.added_by_line
+        first_line = self.retagged or str.strip
+        before = Counter(hit.identity(old_lines, first_line) for hit in old)
+        now = Counter(hit.identity(new_lines, first_line) for hit in found)
+        added = change.added_by_line if self.retagged is None else {}
         return [hit for hit in found if hit.line in added
-                or now[key := hit.identity(new_lines)] > before[key]]
+                or now[key := hit.identity(new_lines, first_line)] > before[key]]
 
     def _run(self, executable: str, change: FileChange, text: str) -> str | None:
         env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
@@ -200,6 +206,16 @@ def _zizmor(output: str) -> Iterator[ToolHit]:
         yield ToolHit(int(where["start_point"]["row"]) + 1, int(where["end_point"]["row"]) + 1,
                       ident, severity, f"{finding.get('desc')}" + (f": {note}" if note else ""),
                       tuple(_zizmor_route(loc) for loc in finding.get("locations", ())))
+
+
+_USES_REF = re.compile(r"(\buses:\s*['\"]?[^@\s'\"]+)@[^\s'\"#]+")
+
+
+def _untagged(line: str) -> str:
+    """A workflow line with its action's tag taken off: a tag bumped (`@v4` to `@v5`) on the
+    same step keeps what the base's step had (unpinned, credentials persisted); another
+    action (`evil/checkout@v4`) or another step is another finding."""
+    return _USES_REF.sub(r"\1", line.strip())
 
 
 def _zizmor_route(location: dict[str, Any]) -> str:
@@ -265,5 +281,6 @@ RULES = (
                  rationale="zizmor audits GitHub Actions workflows: template injection, "
                            "dangerous triggers, credential persistence, excessive permissions."),
         executable="zizmor", matches=_is_workflow, arguments=_zizmor_arguments, parse=_zizmor,
-        what="GitHub workflows", replaces=frozenset({"gha.expression-injection"})),
+        what="GitHub workflows", replaces=frozenset({"gha.expression-injection"}),
+        retagged=_untagged),
 )

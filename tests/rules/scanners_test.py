@@ -125,9 +125,20 @@ def test_zizmor_findings_the_base_had_are_not_the_changes() -> None:
     change's only when the base's file lacks it: bumping an action's tag does not bring the
     workflow's missing `permissions:` block."""
     _needs("zizmor")
-    found = _zizmor_findings(BUMPED.format(version="v5"), BUMPED.format(version="v4"))
-    assert {title for _, title, _ in found} == {"zizmor unpinned-uses"}
-    assert {line for line, _, _ in found} == {9}
+    assert _zizmor_findings(BUMPED.format(version="v5"), BUMPED.format(version="v4")) == set()
+
+
+def test_an_action_unpinned_by_the_change_is_reported() -> None:
+    """A step the base pinned to a commit and the change moves to a tag, or a new step with a
+    tag, is the change's `unpinned-uses`: only a tag bumped on a step the base already had
+    unpinned is the base's."""
+    _needs("zizmor")
+    pinned = BUMPED.format(version="8e8c483db84b4bee98b60c0593521ed34d9990e8")
+    assert {(line, title) for line, title, _ in _zizmor_findings(
+        BUMPED.format(version="v5"), pinned)} == {(9, "zizmor unpinned-uses")}
+    second = BUMPED.format(version="v4") + ("      - uses: actions/setup-python@v5\n")
+    assert (13, "zizmor unpinned-uses") in {(line, title) for line, title, _ in
+                                            _zizmor_findings(second, BUMPED.format(version="v4"))}
 
 
 def test_removing_a_permissions_block_is_reported() -> None:
