@@ -212,10 +212,11 @@ _USES_REF = re.compile(r"(\buses:\s*['\"]?[^@\s'\"]+)@[^\s'\"#]+")
 
 
 def _untagged(line: str) -> str:
-    """A workflow line with its action's tag taken off: a tag bumped (`@v4` to `@v5`) on the
-    same step keeps what the base's step had (unpinned, credentials persisted); another
-    action (`evil/checkout@v4`) or another step is another finding."""
-    return _USES_REF.sub(r"\1", line.strip())
+    """A workflow line with its action's tag (and the comment naming it) taken off: a tag
+    bumped or pinned (`@v4` to `@v5`, to `@<sha> # v4`) on the same step keeps what the
+    base's step had (unpinned, credentials persisted); another action (`evil/checkout@v4`)
+    or another step is another finding."""
+    return _USES_REF.sub(r"\1", line.split(" #", 1)[0].strip())
 
 
 def _zizmor_route(location: dict[str, Any]) -> str:

@@ -126,6 +126,10 @@ def test_zizmor_findings_the_base_had_are_not_the_changes() -> None:
     workflow's missing `permissions:` block."""
     _needs("zizmor")
     assert _zizmor_findings(BUMPED.format(version="v5"), BUMPED.format(version="v4")) == set()
+    unpersisted = BUMPED.replace("        with:\n          persist-credentials: false\n", "")
+    # Pinning a step to a commit keeps the base's credential finding on it.
+    assert _zizmor_findings(unpersisted.format(version="8e8c483db84b4bee98b60c0593521ed34d9990e8"
+                                               " # v4"), unpersisted.format(version="v4")) == set()
 
 
 def test_an_action_unpinned_by_the_change_is_reported() -> None:
