@@ -37,9 +37,9 @@ from reviewbot.context import build_item
 from reviewbot.context.budget import estimate_tokens
 from reviewbot.diff import collect
 from reviewbot.fusion import fuse
-from reviewbot.git import open_repo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
+from reviewbot.repo.git import open_repo
 from reviewbot.rules import run_rules
 from reviewbot.schema import ChangeRequest
 from reviewbot.source import RepoSource

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, cast
 # the config's parser or the redaction patterns are loaded (the rest is imported where used).
 from reviewbot import __version__
 from reviewbot.errors import ConfigError, GitError, ReviewbotError, UsageError
-from reviewbot.git import GitRepo, open_repo
 from reviewbot.levels import SEVERITIES, Severity
+from reviewbot.repo.git import GitRepo, open_repo
 from reviewbot.report import FORMATS
 from reviewbot.terminal import printable
 

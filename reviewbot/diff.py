@@ -17,7 +17,7 @@ from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.diff_headers import block_paths, decode_path, normalise_headers, split_stanzas
 from reviewbot.errors import GitError, UsageError
-from reviewbot.git import GitRepo
+from reviewbot.repo.git import GitRepo
 from reviewbot.schema import (
     ChangeRequest,
     DiffLine,

@@ -17,7 +17,7 @@ import msgspec
 
 from reviewbot.code.languages import detect_language
 from reviewbot.diff_headers import block_paths, split_stanzas
-from reviewbot.git import GitRepo
+from reviewbot.repo.git import GitRepo
 
 # git's buffer_is_binary: a NUL byte in the first FIRST_FEW_BYTES of a side.
 FIRST_FEW_BYTES = 8000

@@ -26,11 +26,11 @@ from reviewbot.diff import collect
 from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.events import Events
 from reviewbot.fusion import fuse
-from reviewbot.git import GitRepo
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.paths import git_dir_problem, private_folders
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
+from reviewbot.repo.git import GitRepo
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values

@@ -6,7 +6,7 @@ import pytest
 
 from reviewbot.diff import collect, compact_range, parse_units
 from reviewbot.errors import GitError, UsageError
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
 from tests.conftest import GitFixture
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
 from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, DiffResult
 from tests.conftest import GitFixture, assert_golden
 

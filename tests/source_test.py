@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode
 from reviewbot.source import RepoSource
 from tests.conftest import GitFixture

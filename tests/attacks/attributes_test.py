@@ -8,7 +8,7 @@ import pytest
 
 from reviewbot import diff_binary
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
 from tests.conftest import GitFixture
 from tests.diff_test import TEN, units

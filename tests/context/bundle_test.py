@@ -11,7 +11,7 @@ from reviewbot.cli import main
 from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.rules import run_rules
 from reviewbot.schema import (
     ChangeRequest,

@@ -11,7 +11,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest
 from reviewbot.source import RepoSource
 from tests.conftest import GitFixture

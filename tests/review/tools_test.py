@@ -9,8 +9,8 @@ import pytest
 
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.diff import collect
-from reviewbot.git import open_repo
 from reviewbot.model.messages import ToolCall
+from reviewbot.repo.git import open_repo
 from reviewbot.review.tools import Toolbox, safe_path
 from reviewbot.schema import ChangeRequest
 from reviewbot.source import RepoSource
