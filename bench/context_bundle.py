@@ -33,9 +33,9 @@ from reviewbot.fusion import executable_request, fuse
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan
 from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules
 from reviewbot.schema import ChangeRequest, ExtraRequest, FusedPlan, RulesResult
-from reviewbot.source import RepoSource
 
 OLD, NEW = "4.2.10", "5.0"
 

@@ -362,8 +362,8 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 def _asker(repo: GitRepo, reviewed: _GithubReview) -> Ask | None:
     """The model's answers about the reviewed change's findings; None without a model."""
     from reviewbot.paths import private_folders
+    from reviewbot.repo.source import RepoSource
     from reviewbot.review.answer import asker
-    from reviewbot.source import RepoSource
 
     state = reviewed.outcome.state
     if reviewed.session is None or state.diff is None:

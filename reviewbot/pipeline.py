@@ -31,6 +31,7 @@ from reviewbot.paths import git_dir_problem, private_folders
 from reviewbot.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.repo.git import GitRepo
+from reviewbot.repo.source import RepoSource
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
@@ -55,7 +56,6 @@ from reviewbot.schema import (
     Severity,
     VerifiedFindings,
 )
-from reviewbot.source import RepoSource
 
 if TYPE_CHECKING:
     from reviewbot.model import ModelSession

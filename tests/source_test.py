@@ -6,8 +6,8 @@ import pytest
 
 from reviewbot.diff import collect
 from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import ChangeRequest, Mode
-from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 
 

@@ -22,6 +22,7 @@ from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
 from reviewbot.paths import user_cache_folder
+from reviewbot.repo.source import RepoSource
 from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
@@ -41,7 +42,6 @@ from reviewbot.schema import (
     UnitReview,
     VerifiedFindings,
 )
-from reviewbot.source import RepoSource
 
 # A conversation takes a few small units of one file together, up to this much context.
 GROUP_TOKENS = 4000

@@ -12,6 +12,7 @@ from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
 from reviewbot.diff import collect
 from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import MAX_FILE_BYTES, RepoSource
 from reviewbot.rules import run_rules
 from reviewbot.schema import (
     ChangeRequest,
@@ -21,7 +22,6 @@ from reviewbot.schema import (
     FusedPlan,
     ReviewUnit,
 )
-from reviewbot.source import MAX_FILE_BYTES, RepoSource
 from tests.conftest import GitFixture
 
 PAY = '''"""Payments."""

@@ -12,8 +12,8 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.diff import collect
 from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import ChangeRequest
-from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.hostile import (
