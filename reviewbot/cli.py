@@ -541,7 +541,7 @@ def check_flags(args: argparse.Namespace) -> None:
 
 
 def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeRequest:
-    from reviewbot.hooks import all_files_request, pre_push_request
+    from reviewbot.repo.hooks import all_files_request, pre_push_request
     from reviewbot.schema import ChangeRequest, Mode
 
     hook = None
