@@ -35,7 +35,7 @@ from reviewbot.code.path_kinds import path_tags
 from reviewbot.config import Config
 from reviewbot.context import build_item
 from reviewbot.context.budget import estimate_tokens
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.fusion import fuse
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan

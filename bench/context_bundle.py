@@ -28,7 +28,7 @@ from corpus import release_repo
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
 from reviewbot.context.budget import estimate_tokens
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.fusion import executable_request, fuse
 from reviewbot.index import build_planner_index, build_review_index
 from reviewbot.planner import plan

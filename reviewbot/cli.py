@@ -564,7 +564,7 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
     from reviewbot.config import load_config
-    from reviewbot.diff import missing_commit
+    from reviewbot.diff.parse import missing_commit
     from reviewbot.rules import RULES
 
     reader = None

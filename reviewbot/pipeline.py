@@ -22,7 +22,7 @@ from msgspec.structs import replace
 from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.cache import ResultCache
 from reviewbot.config import Config
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.events import Events
 from reviewbot.fusion import fuse

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.diff_index import DiffIndex
 from tests.rules.conftest import make_diff
 

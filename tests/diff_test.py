@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.diff import collect, compact_range, parse_units
+from reviewbot.diff.parse import collect, compact_range, parse_units
 from reviewbot.errors import GitError, UsageError
 from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
@@ -344,7 +344,7 @@ def test_compact_range(start: int, length: int, expected: str) -> None:
     ("v1.0", [], "git fetch origin v1.0"),
 ])
 def test_the_fetch_a_missing_base_needs(rev: str, remotes: list[str], command: str) -> None:
-    from reviewbot.diff import fetch_command
+    from reviewbot.diff.parse import fetch_command
 
     assert fetch_command(rev, remotes) == command
 

@@ -10,7 +10,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import MAX_FILE_BYTES, RepoSource
 from reviewbot.rules import run_rules

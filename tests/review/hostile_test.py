@@ -10,7 +10,7 @@ import json
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
 from reviewbot.schema import ChangeRequest

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.context.search import SearchBudget, Searcher
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.model.messages import ToolCall
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.diff_index import DiffIndex
 from reviewbot.review.verify import check, locate, merge, to_finding
 from reviewbot.schema import Finding, RecordedFinding

@@ -11,7 +11,7 @@ from msgspec.structs import replace
 import reviewbot.rules as rules_engine
 from reviewbot.cli import main
 from reviewbot.config import Config, Limits, RuleSetting, load_config
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.errors import ConfigError
 from reviewbot.processes import usable_processes
 from reviewbot.rules import _ALL, RULES, run_rules
