@@ -350,7 +350,7 @@ def test_the_fetch_a_missing_base_needs(rev: str, remotes: list[str], command: s
 
 
 def test_header_blocks_are_rewritten_where_they_are_and_nothing_else_moves() -> None:
-    from reviewbot.diff_headers import normalise_headers
+    from reviewbot.diff.headers import normalise_headers
 
     text = ("diff --git a/a b/a\nold mode 100644\nnew mode 100755\n"
             "diff --git a/x y/c b/x y/c\nindex 1..2\n--- a/x y/c\n+++ b/x y/c\n"
