@@ -14,8 +14,8 @@ from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
+from reviewbot.diff.binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.diff.headers import block_paths, decode_path, normalise_headers, split_stanzas
-from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.errors import GitError, UsageError
 from reviewbot.repo.git import GitRepo
 from reviewbot.schema import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot import diff_binary
+from reviewbot.diff import binary as diff_binary
 from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
