@@ -22,7 +22,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from reviewbot.config import Limits
-from reviewbot.diff_index import DiffIndex
+from reviewbot.diff.lines import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, user
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound

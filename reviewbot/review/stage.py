@@ -15,7 +15,7 @@ from reviewbot.artifacts import redact_strings
 from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
-from reviewbot.diff_index import DiffIndex
+from reviewbot.diff.lines import DiffIndex
 from reviewbot.events import Events
 from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
