@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.diff.parse import collect
-from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, DiffResult
 from tests.conftest import GitFixture, assert_golden
