@@ -31,7 +31,7 @@ from reviewbot.context.budget import estimate_tokens
 from reviewbot.diff.parse import collect
 from reviewbot.fusion import executable_request, fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
-from reviewbot.planner import plan
+from reviewbot.plan.planner import plan
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules

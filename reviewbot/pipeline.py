@@ -28,7 +28,7 @@ from reviewbot.events import Events
 from reviewbot.fusion import fuse
 from reviewbot.paths import git_dir_problem, private_folders
 from reviewbot.plan.indexes import build_planner_index, build_review_index
-from reviewbot.planner import plan
+from reviewbot.plan.planner import plan
 from reviewbot.redaction import Redactor, block_lines
 from reviewbot.repo.git import GitRepo
 from reviewbot.repo.source import RepoSource
