@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from reviewbot.fusion import fuse, fuse_unit
-from reviewbot.plan_reply import PlanReply
+from reviewbot.plan.reply import PlanReply
 from reviewbot.schema import (
     AgentDecision,
     ExtraRequest,
