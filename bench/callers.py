@@ -36,7 +36,7 @@ from reviewbot.config import Config
 from reviewbot.context import build_item
 from reviewbot.context.budget import estimate_tokens
 from reviewbot.diff.parse import collect
-from reviewbot.fusion import fuse
+from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
 from reviewbot.repo.git import open_repo

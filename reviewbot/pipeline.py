@@ -25,8 +25,8 @@ from reviewbot.config import Config
 from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.events import Events
-from reviewbot.fusion import fuse
 from reviewbot.paths import git_dir_problem, private_folders
+from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
 from reviewbot.redaction import Redactor, block_lines

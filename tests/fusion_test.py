@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reviewbot.fusion import fuse, fuse_unit
+from reviewbot.plan.fusion import fuse, fuse_unit
 from reviewbot.plan.reply import PlanReply
 from reviewbot.schema import (
     AgentDecision,
