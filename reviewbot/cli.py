@@ -35,10 +35,10 @@ if TYPE_CHECKING:
     from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
-    from reviewbot.pipeline import ReviewOutcome
     from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
+    from reviewbot.run.pipeline import ReviewOutcome
     from reviewbot.schema import ChangeRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -254,7 +254,7 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
     # Imported here so `reviewbot --help` stays instant.
     from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import run_review
+    from reviewbot.run.pipeline import run_review
 
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
@@ -306,7 +306,7 @@ class _GithubReview:
 def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, run: GithubRun) -> _GithubReview:
     from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import run_review
+    from reviewbot.run.pipeline import run_review
 
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
                          args, repo)
@@ -387,8 +387,8 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 def _rerun(args: argparse.Namespace) -> int:
     from reviewbot.artifacts import load_artifact
     from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import rerun
     from reviewbot.redaction import Redactor
+    from reviewbot.run.pipeline import rerun
     from reviewbot.schema import DiffResult
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
@@ -468,8 +468,8 @@ def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInp
 
 def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
                   redactor: Redactor, events: Events) -> int:
-    from reviewbot.pipeline import fails, model_findings_block
     from reviewbot.report import render
+    from reviewbot.run.pipeline import fails, model_findings_block
 
     data = _report_input(outcome, args)
     # The report quotes file names and code: it leaves through the redaction pass too.

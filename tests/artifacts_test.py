@@ -16,8 +16,8 @@ from reviewbot.artifacts import STEPS, RunDir, create_run_dir, load_artifact
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.errors import ArtifactError
-from reviewbot.pipeline import run_review
 from reviewbot.repo.git import open_repo
+from reviewbot.run.pipeline import run_review
 from reviewbot.schema import ChangeRequest, Frozen, VerifiedFindings
 from tests.conftest import GitFixture
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from reviewbot.pipeline import finding_code
 from reviewbot.report import FORMATS, ReportInput, render
 from reviewbot.review.meta import model_rule_metadata
 from reviewbot.rules import rule_metadata
+from reviewbot.run.pipeline import finding_code
 from reviewbot.schema import (
     AgentDecision,
     Finding,

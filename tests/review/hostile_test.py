@@ -154,7 +154,7 @@ def test_no_failure_in_the_model_phase_removes_the_rules_findings(
               "review stage": "reviewbot.review.stage.review_units",
               "context stage": "reviewbot.context.build_bundle",
               "verify stage": "reviewbot.review.stage.verify_findings",
-              "plan stage": "reviewbot.pipeline.plan"}[where]
+              "plan stage": "reviewbot.run.pipeline.plan"}[where]
     monkeypatch.setattr(target, fail)
     _prepare(attacked, "staged")
     code = main(["--repo", str(attacked.root), "--format", "json"])
