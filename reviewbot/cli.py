@@ -385,9 +385,9 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reviewbot.artifacts import load_artifact
     from reviewbot.paths import runs_folder
     from reviewbot.redaction import Redactor
+    from reviewbot.run.artifacts import load_artifact
     from reviewbot.run.pipeline import rerun
     from reviewbot.schema import DiffResult
 
@@ -736,9 +736,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.artifacts import write_private
     from reviewbot.paths import crash_log_folders
     from reviewbot.redaction import Redactor
+    from reviewbot.run.artifacts import write_private
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

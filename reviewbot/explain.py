@@ -7,9 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import cast
 
-from reviewbot.artifacts import STEPS, load_artifact
 from reviewbot.errors import ArtifactError
 from reviewbot.report import display_path
+from reviewbot.run.artifacts import STEPS, load_artifact
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
 REPORT = "step9_report.json"

@@ -12,11 +12,11 @@ from typing import TextIO
 
 import pytest
 
-from reviewbot.artifacts import STEPS, RunDir, create_run_dir, load_artifact
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.errors import ArtifactError
 from reviewbot.repo.git import open_repo
+from reviewbot.run.artifacts import STEPS, RunDir, create_run_dir, load_artifact
 from reviewbot.run.pipeline import run_review
 from reviewbot.schema import ChangeRequest, Frozen, VerifiedFindings
 from tests.conftest import GitFixture
