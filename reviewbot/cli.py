@@ -28,7 +28,6 @@ from reviewbot.report import FORMATS
 from reviewbot.terminal import printable
 
 if TYPE_CHECKING:
-    from reviewbot.cache import ResultCache
     from reviewbot.config import Config
     from reviewbot.events import Events
     from reviewbot.github.action import GithubRun
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
+    from reviewbot.run.cache import ResultCache
     from reviewbot.run.pipeline import ReviewOutcome
     from reviewbot.schema import ChangeRequest
 
@@ -407,8 +407,8 @@ def _rerun(args: argparse.Namespace) -> int:
 
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
            events: Events) -> ResultCache | None:
-    from reviewbot.cache import ResultCache
     from reviewbot.paths import cache_folder
+    from reviewbot.run.cache import ResultCache
 
     if session is None or args.no_cache:
         return None
@@ -435,8 +435,8 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
 
 
 def _cache_command(args: argparse.Namespace) -> int:
-    from reviewbot.cache import ResultCache
     from reviewbot.paths import cache_folder
+    from reviewbot.run.cache import ResultCache
 
     repo = open_repo(args.repo)
     folder = cache_folder(repo.root)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from reviewbot.cache import ResultCache
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     IndexUnit,
     LlmPlan,

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.model.messages import ChatMessage, ToolCall, fence, system, user
@@ -25,6 +24,7 @@ from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds
 from reviewbot.review.prompts import context_blocks, describe
 from reviewbot.review.tools import TOOLS, Toolbox
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import BundleItem, ContextBundle, Finding, ReviewUnit
 
 # Raised when the prompt changes: the result cache keys on it.

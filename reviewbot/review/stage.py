@@ -11,7 +11,6 @@ from functools import partial
 
 import msgspec
 
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.diff.lines import DiffIndex
@@ -29,6 +28,7 @@ from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
 from reviewbot.run.artifacts import redact_strings
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,

@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reviewbot.cache import ResultCache
 from reviewbot.code.python_parse import parses
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import Finding
 from reviewbot.terminal import visible
 

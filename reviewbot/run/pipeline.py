@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, cast
 import msgspec
 from msgspec.structs import replace
 
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
@@ -35,6 +34,7 @@ from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
