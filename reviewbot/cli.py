@@ -29,7 +29,6 @@ from reviewbot.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
-    from reviewbot.events import Events
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.github.poster import Inline
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
     from reviewbot.run.cache import ResultCache
+    from reviewbot.run.events import Events
     from reviewbot.run.pipeline import ReviewOutcome
     from reviewbot.schema import ChangeRequest
 
@@ -491,7 +491,7 @@ def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespa
 
 def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
     """The run's emitter: notices on stderr, and `--events` as JSON lines if asked."""
-    from reviewbot.events import Events, jsonl_writer
+    from reviewbot.run.events import Events, jsonl_writer
 
     events = Events(redact=lambda text: redactor.text(text, literal_bare_values=False))
     events.subscribe(lambda event: _notice(event.message) if event.kind == "notice" else None)

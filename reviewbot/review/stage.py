@@ -14,7 +14,6 @@ import msgspec
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.diff.lines import DiffIndex
-from reviewbot.events import Events
 from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
@@ -29,6 +28,7 @@ from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
 from reviewbot.run.artifacts import redact_strings
 from reviewbot.run.cache import ResultCache
+from reviewbot.run.events import Events
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
