@@ -507,7 +507,7 @@ def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
 
 
 def _progress(events: Events, args: argparse.Namespace) -> AbstractContextManager[None]:
-    from reviewbot.progress import progress_display
+    from reviewbot.run.progress import progress_display
 
     return progress_display(events, enabled=not args.quiet)
 
