@@ -226,7 +226,7 @@ def _nothing_staged(args: argparse.Namespace, repo: GitRepo) -> bool:
 
 def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
     """Whether any config file would be read (without parsing one)."""
-    from reviewbot.paths import REPO_FILE, user_config_path
+    from reviewbot.run.paths import REPO_FILE, user_config_path
 
     pyproject = repo.root / "pyproject.toml"
     # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say
@@ -253,7 +253,7 @@ def _errors_as_events(events: Events) -> Iterator[None]:
 def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
     # Imported here so `reviewbot --help` stays instant.
-    from reviewbot.paths import runs_folder
+    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
 
     if args.mode == "github":
@@ -305,7 +305,7 @@ class _GithubReview:
 
 def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, run: GithubRun) -> _GithubReview:
-    from reviewbot.paths import runs_folder
+    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
 
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
@@ -361,9 +361,9 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _asker(repo: GitRepo, reviewed: _GithubReview) -> Ask | None:
     """The model's answers about the reviewed change's findings; None without a model."""
-    from reviewbot.paths import private_folders
     from reviewbot.repo.source import RepoSource
     from reviewbot.review.answer import asker
+    from reviewbot.run.paths import private_folders
 
     state = reviewed.outcome.state
     if reviewed.session is None or state.diff is None:
@@ -385,9 +385,9 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reviewbot.paths import runs_folder
     from reviewbot.redaction import Redactor
     from reviewbot.run.artifacts import load_artifact
+    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import rerun
     from reviewbot.schema import DiffResult
 
@@ -407,8 +407,8 @@ def _rerun(args: argparse.Namespace) -> int:
 
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
            events: Events) -> ResultCache | None:
-    from reviewbot.paths import cache_folder
     from reviewbot.run.cache import ResultCache
+    from reviewbot.run.paths import cache_folder
 
     if session is None or args.no_cache:
         return None
@@ -425,7 +425,7 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
     not hand the run its own "model answers" (a folder it leads elsewhere with a symlink, or
     fills with committed entries), nor lead the cache's writes and deletions among git's
     files or out of the repository."""
-    from reviewbot.paths import git_dir_problem
+    from reviewbot.run.paths import git_dir_problem
 
     if not folder.resolve().is_relative_to(repo.root):
         return "leads out of the repository (a symlink?)"
@@ -435,8 +435,8 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
 
 
 def _cache_command(args: argparse.Namespace) -> int:
-    from reviewbot.paths import cache_folder
     from reviewbot.run.cache import ResultCache
+    from reviewbot.run.paths import cache_folder
 
     repo = open_repo(args.repo)
     folder = cache_folder(repo.root)
@@ -587,7 +587,7 @@ def _say_unused_config_edit(repo: GitRepo, base: str, given: Path | None, config
     """A pr review reads the repository's config at the base: a notice when the config
     file has uncommitted edits, which someone trying a setting out would expect to count."""
     from reviewbot.config import repository_path
-    from reviewbot.paths import REPO_FILE
+    from reviewbot.run.paths import REPO_FILE
 
     names = [REPO_FILE, "pyproject.toml"] if given is None else [repository_path(repo.root, given)]
     for name in names:
@@ -699,7 +699,7 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
     from msgspec.structs import replace
 
     from reviewbot.config import Origin
-    from reviewbot.paths import runs_folder
+    from reviewbot.run.paths import runs_folder
 
     model = config.model
     if args.model:
@@ -721,7 +721,7 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
     """The user's output folder is theirs to choose, anywhere but in a git directory: run
     folders among refs or hooks break the repository. (One the reviewed repository chose
     and a symlink leads there gets no artifacts instead: see the pipeline.)"""
-    from reviewbot.paths import git_dir_problem
+    from reviewbot.run.paths import git_dir_problem
 
     problem = git_dir_problem(folder, repo.root, repo.git_dirs)
     if problem is None:
@@ -736,9 +736,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.paths import crash_log_folders
     from reviewbot.redaction import Redactor
     from reviewbot.run.artifacts import write_private
+    from reviewbot.run.paths import crash_log_folders
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

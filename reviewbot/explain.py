@@ -29,8 +29,8 @@ def default_runs_folder() -> Path:
     """The output folder of the repository here (its config's, else .reviewbot/runs)."""
     from reviewbot.config import load_config
     from reviewbot.errors import GitError
-    from reviewbot.paths import DEFAULT_RUNS, runs_folder
     from reviewbot.repo.git import open_repo
+    from reviewbot.run.paths import DEFAULT_RUNS, runs_folder
 
     try:
         root = open_repo(Path()).root

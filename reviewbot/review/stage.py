@@ -18,7 +18,6 @@ from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
-from reviewbot.paths import user_cache_folder
 from reviewbot.repo.source import RepoSource
 from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
@@ -29,6 +28,7 @@ from reviewbot.review.verify import check, dropped, merge, reanchored, to_findin
 from reviewbot.run.artifacts import redact_strings
 from reviewbot.run.cache import ResultCache
 from reviewbot.run.events import Events
+from reviewbot.run.paths import user_cache_folder
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,

@@ -22,7 +22,6 @@ from msgspec.structs import replace
 from reviewbot.config import Config
 from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
-from reviewbot.paths import git_dir_problem, private_folders
 from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
@@ -35,6 +34,7 @@ from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.run.cache import ResultCache
 from reviewbot.run.events import Events
+from reviewbot.run.paths import git_dir_problem, private_folders
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
