@@ -33,12 +33,12 @@ if TYPE_CHECKING:
     from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
-    from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
     from reviewbot.run.cache import ResultCache
     from reviewbot.run.events import Events
     from reviewbot.run.pipeline import ReviewOutcome
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import ChangeRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -208,7 +208,7 @@ def _review(args: argparse.Namespace) -> int:
         if not args.quiet:
             print("reviewbot: nothing to review (the change is empty).")
         return EXIT_CLEAN
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.redaction import Redactor
 
     redactor = Redactor()
     events = _events(args, redactor)
@@ -385,10 +385,10 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reviewbot.redaction import Redactor
     from reviewbot.run.artifacts import load_artifact
     from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import rerun
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffResult
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
@@ -736,9 +736,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.redaction import Redactor
     from reviewbot.run.artifacts import write_private
     from reviewbot.run.paths import crash_log_folders
+    from reviewbot.run.redaction import Redactor
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

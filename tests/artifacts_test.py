@@ -77,7 +77,7 @@ def test_an_unwritable_output_dir_is_said_once_and_writes_nothing(tmp_path: Path
 def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:
     """Long lists are written an element at a time by msgspec's encoder; an element holding
     a secret goes through the redaction pass like the rest."""
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffLine, DiffResult, Hunk, ReviewUnit
 
     secret = "zq-internal-value-991"

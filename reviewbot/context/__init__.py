@@ -24,8 +24,8 @@ from reviewbot.context.budget import (
 )
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
-from reviewbot.redaction import Redactor
 from reviewbot.repo.source import RepoSource
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     BundleItem,

@@ -29,9 +29,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from reviewbot.context.search import Searcher
 from reviewbot.model.messages import ToolCall, ToolSpec
 from reviewbot.model.replies import visible_text
-from reviewbot.redaction import Redactor
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.replies import FindingArgs
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import RecordedFinding
 
 MAX_READ_LINES = 200

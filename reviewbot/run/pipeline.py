@@ -25,7 +25,6 @@ from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
-from reviewbot.redaction import Redactor, block_lines
 from reviewbot.repo.git import GitRepo
 from reviewbot.repo.source import RepoSource
 from reviewbot.report import clip_code
@@ -35,6 +34,7 @@ from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_r
 from reviewbot.run.cache import ResultCache
 from reviewbot.run.events import Events
 from reviewbot.run.paths import git_dir_problem, private_folders
+from reviewbot.run.redaction import Redactor, block_lines
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
