@@ -690,7 +690,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from reviewbot.explain import explain
+    from reviewbot.run.explain import explain
 
     return explain(args)
 
