@@ -25,7 +25,7 @@ from reviewbot.errors import ConfigError, GitError, ReviewbotError, UsageError
 from reviewbot.levels import SEVERITIES, Severity
 from reviewbot.repo.git import GitRepo, open_repo
 from reviewbot.report import FORMATS
-from reviewbot.terminal import printable
+from reviewbot.report.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
