@@ -96,7 +96,7 @@ _Collected = tuple[str, str | None, str | None, bytes]
 
 def _diff(repo: GitRepo, args: list[str], *, worktree: bool = False) -> bytes:
     """`git diff ARGS`, with every file whose content is text shown as text, whatever the
-    repository's attributes say (diff_binary), and no rename that changes a language."""
+    repository's attributes say (diff/binary.py), and no rename that changes a language."""
     def rediff(paths: list[str], renames: bool) -> bytes:
         return repo.diff(["--text", *([] if renames else ["--no-renames"]), *args, "--", *paths])
     raw = as_text(repo, repo.diff([*args, "--"]), rediff, worktree=worktree)

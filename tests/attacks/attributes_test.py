@@ -11,7 +11,7 @@ from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
 from tests.conftest import GitFixture
-from tests.diff_test import TEN, units
+from tests.diff.parse_test import TEN, units
 
 # The repository's attributes cannot make git call a text file binary (and hide it).
 SHELL_CALL = 'import os\nos.system(f"ls {path}")\n'

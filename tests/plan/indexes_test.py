@@ -12,7 +12,7 @@ from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, DiffResult
 from tests.conftest import GitFixture, assert_golden
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 TIMESTAMP = "2026-01-01T00:00:00+00:00"
 
 
