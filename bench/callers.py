@@ -35,14 +35,14 @@ from reviewbot.code.path_kinds import path_tags
 from reviewbot.config import Config
 from reviewbot.context import build_item
 from reviewbot.context.budget import estimate_tokens
-from reviewbot.diff import collect
-from reviewbot.fusion import fuse
-from reviewbot.git import open_repo
-from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.planner import plan
+from reviewbot.diff.parse import collect
+from reviewbot.plan.fusion import fuse
+from reviewbot.plan.indexes import build_planner_index, build_review_index
+from reviewbot.plan.planner import plan
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules
 from reviewbot.schema import ChangeRequest
-from reviewbot.source import RepoSource
 
 MAX_TRUTH_FILES = 50
 CHANGES = (*((p[1], p[2], p[3]) for p in PAIRS if p[0] == "pypi"), ("django", "4.2.10", "5.0"))

@@ -28,14 +28,14 @@ from corpus import release_repo
 from reviewbot.config import Config
 from reviewbot.context import build_bundle
 from reviewbot.context.budget import estimate_tokens
-from reviewbot.diff import collect
-from reviewbot.fusion import executable_request, fuse
-from reviewbot.git import open_repo
-from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.planner import plan
+from reviewbot.diff.parse import collect
+from reviewbot.plan.fusion import executable_request, fuse
+from reviewbot.plan.indexes import build_planner_index, build_review_index
+from reviewbot.plan.planner import plan
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules
 from reviewbot.schema import ChangeRequest, ExtraRequest, FusedPlan, RulesResult
-from reviewbot.source import RepoSource
 
 OLD, NEW = "4.2.10", "5.0"
 

@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from review_cases import CASES, Case, Defect
 
 from reviewbot.config import Config, Origin, load_config
-from reviewbot.git import open_repo
 from reviewbot.model import open_session
-from reviewbot.pipeline import run_review
+from reviewbot.repo.git import open_repo
+from reviewbot.run.pipeline import run_review
 from reviewbot.schema import ChangeRequest, Finding, ReviewResult
 
 SLACK = 2

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reviewbot.config import Config, RuleSetting
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules, scanners
 
 DEFAULT_ROOTS = (Path.home() / ".pyenv", Path("/usr/lib/google-cloud-sdk"))

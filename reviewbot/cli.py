@@ -22,23 +22,23 @@ from typing import TYPE_CHECKING, cast
 # the config's parser or the redaction patterns are loaded (the rest is imported where used).
 from reviewbot import __version__
 from reviewbot.errors import ConfigError, GitError, ReviewbotError, UsageError
-from reviewbot.git import GitRepo, open_repo
 from reviewbot.levels import SEVERITIES, Severity
+from reviewbot.repo.git import GitRepo, open_repo
 from reviewbot.report import FORMATS
-from reviewbot.terminal import printable
+from reviewbot.report.terminal import printable
 
 if TYPE_CHECKING:
-    from reviewbot.cache import ResultCache
     from reviewbot.config import Config
-    from reviewbot.events import Events
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
-    from reviewbot.pipeline import ReviewOutcome
-    from reviewbot.redaction import Redactor
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
+    from reviewbot.run.cache import ResultCache
+    from reviewbot.run.events import Events
+    from reviewbot.run.pipeline import ReviewOutcome
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import ChangeRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -208,7 +208,7 @@ def _review(args: argparse.Namespace) -> int:
         if not args.quiet:
             print("reviewbot: nothing to review (the change is empty).")
         return EXIT_CLEAN
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.redaction import Redactor
 
     redactor = Redactor()
     events = _events(args, redactor)
@@ -226,7 +226,7 @@ def _nothing_staged(args: argparse.Namespace, repo: GitRepo) -> bool:
 
 def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
     """Whether any config file would be read (without parsing one)."""
-    from reviewbot.paths import REPO_FILE, user_config_path
+    from reviewbot.run.paths import REPO_FILE, user_config_path
 
     pyproject = repo.root / "pyproject.toml"
     # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say
@@ -253,8 +253,8 @@ def _errors_as_events(events: Events) -> Iterator[None]:
 def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
     # Imported here so `reviewbot --help` stays instant.
-    from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import run_review
+    from reviewbot.run.paths import runs_folder
+    from reviewbot.run.pipeline import run_review
 
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
@@ -305,8 +305,8 @@ class _GithubReview:
 
 def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, run: GithubRun) -> _GithubReview:
-    from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import run_review
+    from reviewbot.run.paths import runs_folder
+    from reviewbot.run.pipeline import run_review
 
     config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
                          args, repo)
@@ -361,9 +361,9 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _asker(repo: GitRepo, reviewed: _GithubReview) -> Ask | None:
     """The model's answers about the reviewed change's findings; None without a model."""
-    from reviewbot.paths import private_folders
+    from reviewbot.repo.source import RepoSource
     from reviewbot.review.answer import asker
-    from reviewbot.source import RepoSource
+    from reviewbot.run.paths import private_folders
 
     state = reviewed.outcome.state
     if reviewed.session is None or state.diff is None:
@@ -385,10 +385,10 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 
 
 def _rerun(args: argparse.Namespace) -> int:
-    from reviewbot.artifacts import load_artifact
-    from reviewbot.paths import runs_folder
-    from reviewbot.pipeline import rerun
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.artifacts import load_artifact
+    from reviewbot.run.paths import runs_folder
+    from reviewbot.run.pipeline import rerun
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffResult
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
@@ -407,8 +407,8 @@ def _rerun(args: argparse.Namespace) -> int:
 
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
            events: Events) -> ResultCache | None:
-    from reviewbot.cache import ResultCache
-    from reviewbot.paths import cache_folder
+    from reviewbot.run.cache import ResultCache
+    from reviewbot.run.paths import cache_folder
 
     if session is None or args.no_cache:
         return None
@@ -425,7 +425,7 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
     not hand the run its own "model answers" (a folder it leads elsewhere with a symlink, or
     fills with committed entries), nor lead the cache's writes and deletions among git's
     files or out of the repository."""
-    from reviewbot.paths import git_dir_problem
+    from reviewbot.run.paths import git_dir_problem
 
     if not folder.resolve().is_relative_to(repo.root):
         return "leads out of the repository (a symlink?)"
@@ -435,8 +435,8 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
 
 
 def _cache_command(args: argparse.Namespace) -> int:
-    from reviewbot.cache import ResultCache
-    from reviewbot.paths import cache_folder
+    from reviewbot.run.cache import ResultCache
+    from reviewbot.run.paths import cache_folder
 
     repo = open_repo(args.repo)
     folder = cache_folder(repo.root)
@@ -468,8 +468,8 @@ def _report_input(outcome: ReviewOutcome, args: argparse.Namespace) -> ReportInp
 
 def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespace,
                   redactor: Redactor, events: Events) -> int:
-    from reviewbot.pipeline import fails, model_findings_block
     from reviewbot.report import render
+    from reviewbot.run.pipeline import fails, model_findings_block
 
     data = _report_input(outcome, args)
     # The report quotes file names and code: it leaves through the redaction pass too.
@@ -491,7 +491,7 @@ def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespa
 
 def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
     """The run's emitter: notices on stderr, and `--events` as JSON lines if asked."""
-    from reviewbot.events import Events, jsonl_writer
+    from reviewbot.run.events import Events, jsonl_writer
 
     events = Events(redact=lambda text: redactor.text(text, literal_bare_values=False))
     events.subscribe(lambda event: _notice(event.message) if event.kind == "notice" else None)
@@ -507,7 +507,7 @@ def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
 
 
 def _progress(events: Events, args: argparse.Namespace) -> AbstractContextManager[None]:
-    from reviewbot.progress import progress_display
+    from reviewbot.run.progress import progress_display
 
     return progress_display(events, enabled=not args.quiet)
 
@@ -541,7 +541,7 @@ def check_flags(args: argparse.Namespace) -> None:
 
 
 def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeRequest:
-    from reviewbot.hooks import all_files_request, pre_push_request
+    from reviewbot.repo.hooks import all_files_request, pre_push_request
     from reviewbot.schema import ChangeRequest, Mode
 
     hook = None
@@ -564,7 +564,7 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     """The config; in pr mode the repository's file is read at the base (`base_rev`, else the
     request's base), so a change cannot loosen its own review."""
     from reviewbot.config import load_config
-    from reviewbot.diff import missing_commit
+    from reviewbot.diff.parse import missing_commit
     from reviewbot.rules import RULES
 
     reader = None
@@ -587,7 +587,7 @@ def _say_unused_config_edit(repo: GitRepo, base: str, given: Path | None, config
     """A pr review reads the repository's config at the base: a notice when the config
     file has uncommitted edits, which someone trying a setting out would expect to count."""
     from reviewbot.config import repository_path
-    from reviewbot.paths import REPO_FILE
+    from reviewbot.run.paths import REPO_FILE
 
     names = [REPO_FILE, "pyproject.toml"] if given is None else [repository_path(repo.root, given)]
     for name in names:
@@ -690,7 +690,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from reviewbot.explain import explain
+    from reviewbot.run.explain import explain
 
     return explain(args)
 
@@ -699,7 +699,7 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
     from msgspec.structs import replace
 
     from reviewbot.config import Origin
-    from reviewbot.paths import runs_folder
+    from reviewbot.run.paths import runs_folder
 
     model = config.model
     if args.model:
@@ -721,7 +721,7 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
     """The user's output folder is theirs to choose, anywhere but in a git directory: run
     folders among refs or hooks break the repository. (One the reviewed repository chose
     and a symlink leads there gets no artifacts instead: see the pipeline.)"""
-    from reviewbot.paths import git_dir_problem
+    from reviewbot.run.paths import git_dir_problem
 
     problem = git_dir_problem(folder, repo.root, repo.git_dirs)
     if problem is None:
@@ -736,9 +736,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.artifacts import write_private
-    from reviewbot.paths import crash_log_folders
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.artifacts import write_private
+    from reviewbot.run.paths import crash_log_folders
+    from reviewbot.run.redaction import Redactor
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

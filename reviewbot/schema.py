@@ -9,7 +9,7 @@ validation when built, and defining ~45 pydantic models (with pydantic's import)
 pre-commit hook ~0.12 s of its ~0.5 s. Data that comes back from outside (a cached result, an
 artifact) is decoded with `from_data`/`from_json`, which checks types, literals and bounds
 and refuses unknown keys. What a *model* answers is validated by pydantic models at the
-model boundary (`reviewbot/plan_reply.py`, `reviewbot/review/replies.py`), which also give
+model boundary (`reviewbot/plan/reply.py`, `reviewbot/review/replies.py`), which also give
 the model its JSON schema; they convert into these records.
 """
 
@@ -385,7 +385,7 @@ class PlanRequest(Frozen, frozen=True, kw_only=True):
 
 class PlanItem(Frozen, frozen=True, kw_only=True):
     """The planner's decision for one unit (seed 004 section 2, llm_plan). A model's answer
-    is validated and bounded by `reviewbot.plan_reply.PlanReply` before it becomes one."""
+    is validated and bounded by `reviewbot.plan.reply.PlanReply` before it becomes one."""
 
     unit_id: str
     llm_context_level: ContextLevel

@@ -355,7 +355,7 @@ def test_an_empty_change_is_answered_before_the_pipeline_is_imported(repo: GitFi
     repo.commit()
     probe = ("import atexit, sys\n"
              "atexit.register(lambda: print('LOADED', sorted(m for m in sys.modules if m in "
-             "('msgspec', 'reviewbot.pipeline', 'reviewbot.rules', 'detect_secrets'))))\n"
+             "('msgspec', 'reviewbot.run.pipeline', 'reviewbot.rules', 'detect_secrets'))))\n"
              f"sys.argv = ['reviewbot', *{hook_entry()!r}, '--repo', {str(repo.root)!r}]\n"
              "from reviewbot.entry import main\n"
              "main()\n")

@@ -24,7 +24,8 @@ from reviewbot.context.budget import (
 )
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
-from reviewbot.redaction import Redactor
+from reviewbot.repo.source import RepoSource
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     BundleItem,
@@ -38,7 +39,6 @@ from reviewbot.schema import (
     HunkRange,
     ReviewUnit,
 )
-from reviewbot.source import RepoSource
 
 MAX_DIFF_LINES = 300
 MAX_FUNCTION_LINES = 80

@@ -16,8 +16,8 @@ from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.context.budget import numbered
 from reviewbot.context.callers import CallSites
 from reviewbot.context.search import Searcher
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
-from reviewbot.source import RepoSource
 
 PREVIOUS_MARGIN = 10
 

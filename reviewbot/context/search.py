@@ -18,8 +18,8 @@ from reviewbot.code.languages import detect_language
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.syntax import SyntaxIndex
 from reviewbot.context.budget import numbered
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import CodeHit, HitKind
-from reviewbot.source import RepoSource
 
 MAX_HITS = 20
 MAX_HIT_BYTES = 16_000

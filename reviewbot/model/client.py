@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolSpec
-from reviewbot.terminal import printable
+from reviewbot.report.terminal import printable
 
 MAX_ERROR_CHARS = 300
 

@@ -3,7 +3,7 @@
 a model writes loses its control characters and bidi overrides here (`terminal.visible`),
 before any stage or reporter sees it.
 
-For pydantic `BeforeValidator`s on the reply models (`reviewbot/plan_reply.py`,
+For pydantic `BeforeValidator`s on the reply models (`reviewbot/plan/reply.py`,
 `reviewbot/review/replies.py`).
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from reviewbot.terminal import visible
+from reviewbot.report.terminal import visible
 
 
 def visible_text(value: object) -> object:

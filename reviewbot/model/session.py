@@ -26,14 +26,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reviewbot.cache import cache_key
 from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
-from reviewbot.redaction import Redactor
+from reviewbot.report.terminal import printable
+from reviewbot.run.cache import cache_key
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import ModelCall
-from reviewbot.terminal import printable
 
 T = TypeVar("T", bound=BaseModel)
 MAX_RETRIES = 2

@@ -12,9 +12,9 @@ from reviewbot.report import (
     nothing_to_review,
 )
 from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
+from reviewbot.report.terminal import visible
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
-from reviewbot.terminal import visible
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from reviewbot.terminal import visible
+from reviewbot.report.terminal import visible
 
 # Invisible, and no Markdown or HTML construct continues across it.
 _BREAK = "\u200b"

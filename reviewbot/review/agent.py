@@ -22,8 +22,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from reviewbot.config import Limits
-from reviewbot.diff_index import DiffIndex
-from reviewbot.events import Events
+from reviewbot.diff.lines import DiffIndex
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, user
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound
 from reviewbot.model.session import ModelSession, ModelUnavailable
@@ -32,6 +31,7 @@ from reviewbot.review.prompts import CUT, NUDGE, STRUCTURED, SYSTEM
 from reviewbot.review.replies import FindingArgs
 from reviewbot.review.tools import MAX_FINDINGS, TOOL_NAMES, TOOLS, Toolbox
 from reviewbot.review.verify import MAX_ROUNDS, ReadText, Verdict, check, feedback
+from reviewbot.run.events import Events
 from reviewbot.schema import (
     RecordedFinding,
     Rejection,

@@ -15,17 +15,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.model.messages import ChatMessage, ToolCall, fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.model.text_calls import recover
+from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds
 from reviewbot.review.prompts import context_blocks, describe
 from reviewbot.review.tools import TOOLS, Toolbox
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import BundleItem, ContextBundle, Finding, ReviewUnit
-from reviewbot.source import RepoSource
 
 # Raised when the prompt changes: the result cache keys on it.
 ANSWER_VERSION = "answer-1"

@@ -17,10 +17,10 @@ from typing import Annotated, Any
 import msgspec
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
-from reviewbot.cache import ResultCache
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound, visible_text
 from reviewbot.model.session import ModelSession, ModelUnavailable
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import ChangeDescription, ReviewUnit
 
 DESCRIBE_VERSION = "describe-1"

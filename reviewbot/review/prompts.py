@@ -14,8 +14,8 @@ from fnmatch import fnmatch
 
 from reviewbot.config import Config
 from reviewbot.model.messages import fence
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import BundleItem, Finding, ReviewUnit
-from reviewbot.source import RepoSource
 
 GUIDANCE_FILES = ("AGENTS.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md",
                   "docs/CONTRIBUTING.md")

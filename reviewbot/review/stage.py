@@ -11,23 +11,24 @@ from functools import partial
 
 import msgspec
 
-from reviewbot.artifacts import redact_strings
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
-from reviewbot.diff_index import DiffIndex
-from reviewbot.events import Events
+from reviewbot.diff.lines import DiffIndex
 from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
-from reviewbot.paths import user_cache_folder
+from reviewbot.repo.source import RepoSource
 from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
+from reviewbot.run.artifacts import redact_strings
+from reviewbot.run.cache import ResultCache
+from reviewbot.run.events import Events
+from reviewbot.run.paths import user_cache_folder
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
@@ -41,7 +42,6 @@ from reviewbot.schema import (
     UnitReview,
     VerifiedFindings,
 )
-from reviewbot.source import RepoSource
 
 # A conversation takes a few small units of one file together, up to this much context.
 GROUP_TOKENS = 4000

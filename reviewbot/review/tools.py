@@ -29,10 +29,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from reviewbot.context.search import Searcher
 from reviewbot.model.messages import ToolCall, ToolSpec
 from reviewbot.model.replies import visible_text
-from reviewbot.redaction import Redactor
+from reviewbot.repo.source import RepoSource
 from reviewbot.review.replies import FindingArgs
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import RecordedFinding
-from reviewbot.source import RepoSource
 
 MAX_READ_LINES = 200
 MAX_RESULT_CHARS = 16_000

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from reviewbot.diff_index import DiffIndex
+from reviewbot.diff.lines import DiffIndex
 from reviewbot.schema import (
     SEVERITY_RANK,
     Dropped,

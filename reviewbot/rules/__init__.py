@@ -14,7 +14,6 @@ from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import Header, definition_headers
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config
-from reviewbot.processes import map_in_processes
 from reviewbot.rules import (
     hygiene,
     patterns,
@@ -37,6 +36,7 @@ from reviewbot.rules.base import (
 )
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.tagging import Assessment, apply, assess
+from reviewbot.run.processes import map_in_processes
 from reviewbot.schema import (
     Finding,
     HistoryLine,

@@ -1,5 +1,5 @@
 """Hard-coded secrets on added lines: detect-secrets' detectors and filters, plus the
-well-known token formats and `KEY=value` credentials of `reviewbot.redaction`.
+well-known token formats and `KEY=value` credentials of `reviewbot.run.redaction`.
 
 The plugins are called directly rather than through `scan_line`: its per-call filter
 injection costs ~1 ms a line, the detectors themselves ~0.1 ms (measured on 500 lines).
@@ -17,7 +17,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.redaction import (
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.quieting import is_prose
+from reviewbot.run.redaction import (
     TOKEN_SIGNS,
     bare_values_are_literal,
     find_secrets,
@@ -25,8 +27,6 @@ from reviewbot.redaction import (
     preview,
     token_matches,
 )
-from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.rules.quieting import is_prose
 from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
 
 if TYPE_CHECKING:

@@ -51,11 +51,11 @@ QUIETENINGS: dict[str, str] = {
     # rules/tagging.py: only_whitespace (the planner skips it), security reasons skipped in docs.
     "an indentation change as whitespace": "shapes_test.py::test_indentation_is_not_whitespace",
     "security reasons skipped in docs": "names_test.py::test_code_named_like_docs",
-    # planner.py _SKIPPABLE: the heuristic planner skips generated and vendored units.
+    # plan/planner.py _SKIPPABLE: the heuristic planner skips generated and vendored units.
     "the planner skips an invented vendored unit": "names_test.py::test_an_invented_folder",
     # rules/python_ast.py: Python that does not parse is read by line patterns.
     "newer syntax": "newer_syntax_test.py",
-    # git.py / diff.py: attributes that make a file binary for git.
+    # repo/git.py / diff/parse.py: attributes that make a file binary for git.
     "git attributes": "attributes_test.py",
     # rules/base.py `suppressed`: a suppression counts in a comment on a finding's first line.
     "a suppression further down a statement": "shapes_test.py::test_a_suppression_counts_"
@@ -64,13 +64,13 @@ QUIETENINGS: dict[str, str] = {
         "../rules/engine_test.py::test_bandits_nosec_quiets_what_bandits_tests_find",
     # rules/secrets.py: `secure:` is a CI service's encrypted value.
     "a secure: key outside YAML": "shapes_test.py::test_a_secure_key_hides_no_token",
-    # diff_binary.py, diff.py: binary by a NUL byte, a rename across languages.
+    # diff/binary.py, diff/parse.py: binary by a NUL byte, a rename across languages.
     "a NUL byte in code": "attributes_test.py::test_a_nul_byte_does_not_make_code_binary",
     "a rename into another language":
         "attributes_test.py::test_a_rename_into_another_language_is_read_as_new_code",
     # code/languages.py: the language a name gives (no suffix: the `#!` line).
     "a program without a suffix": "shapes_test.py::test_a_program_without_a_suffix_is_code",
-    # source.py: a file over the model's cap is still the rules' whole file.
+    # repo/source.py: a file over the model's cap is still the rules' whole file.
     "a large file": "shapes_test.py::test_a_large_file_is_checked_whole",
     # code/line_breaks.py, code/python_encoding.py: what Python reads is what is checked.
     "old Mac line endings": "shapes_test.py::test_old_mac_line_endings",

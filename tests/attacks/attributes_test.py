@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot import diff_binary
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.diff import binary as diff_binary
+from reviewbot.diff.parse import collect
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
 from tests.conftest import GitFixture
-from tests.diff_test import TEN, units
+from tests.diff.parse_test import TEN, units
 
 # The repository's attributes cannot make git call a text file binary (and hide it).
 SHELL_CALL = 'import os\nos.system(f"ls {path}")\n'

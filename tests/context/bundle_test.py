@@ -10,8 +10,9 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config, Limits
 from reviewbot.context import build_bundle, build_item
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.diff.parse import collect
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import MAX_FILE_BYTES, RepoSource
 from reviewbot.rules import run_rules
 from reviewbot.schema import (
     ChangeRequest,
@@ -21,7 +22,6 @@ from reviewbot.schema import (
     FusedPlan,
     ReviewUnit,
 )
-from reviewbot.source import MAX_FILE_BYTES, RepoSource
 from tests.conftest import GitFixture
 
 PAY = '''"""Payments."""
@@ -220,8 +220,8 @@ def test_secrets_are_redacted_everywhere(shop: GitFixture) -> None:
     repo = open_repo(shop.root)
     diff = collect(repo, ChangeRequest(mode="staged"))
     rules = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config())
-    from reviewbot.redaction import Redactor
     from reviewbot.rules.secrets import secret_values
+    from reviewbot.run.redaction import Redactor
     plan = FusedPlan(plan=tuple(plan_item(u, "full_file", ExtraRequest(type="search",
                                                                         keyword="KEY"))
                                 for u in rules.units))

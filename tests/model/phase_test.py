@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from reviewbot.cache import ResultCache, cache_key
 from reviewbot.cli import main
 from reviewbot.model.ledger import Ledger
+from reviewbot.run.cache import ResultCache, cache_key
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
 

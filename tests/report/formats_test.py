@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from reviewbot.pipeline import finding_code
 from reviewbot.report import FORMATS, ReportInput, render
 from reviewbot.review.meta import model_rule_metadata
 from reviewbot.rules import rule_metadata
+from reviewbot.run.pipeline import finding_code
 from reviewbot.schema import (
     AgentDecision,
     Finding,
@@ -149,7 +149,7 @@ def test_rdjson_matches_reviewdogs_diagnostic_result(tmp_path: Path) -> None:
 def test_reporters_never_get_a_secret_line() -> None:
     """The pipeline leaves lines with a secret out of the code reporters show, even when
     another finding points at the same line."""
-    from reviewbot.diff import parse_units
+    from reviewbot.diff.parse import parse_units
     from tests.rules.conftest import make_diff
 
     line = 'requests.get(url, auth=("me", "AKIAQWERTYUIOPASDFGH"), verify=False)'

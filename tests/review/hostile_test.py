@@ -10,10 +10,10 @@ import json
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.diff.parse import collect
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import ChangeRequest
-from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.hostile import (
@@ -154,7 +154,7 @@ def test_no_failure_in_the_model_phase_removes_the_rules_findings(
               "review stage": "reviewbot.review.stage.review_units",
               "context stage": "reviewbot.context.build_bundle",
               "verify stage": "reviewbot.review.stage.verify_findings",
-              "plan stage": "reviewbot.pipeline.plan"}[where]
+              "plan stage": "reviewbot.run.pipeline.plan"}[where]
     monkeypatch.setattr(target, fail)
     _prepare(attacked, "staged")
     code = main(["--repo", str(attacked.root), "--format", "json"])

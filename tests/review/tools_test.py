@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from reviewbot.context.search import SearchBudget, Searcher
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.diff.parse import collect
 from reviewbot.model.messages import ToolCall
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.review.tools import Toolbox, safe_path
 from reviewbot.schema import ChangeRequest
-from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewbot.diff import parse_units
-from reviewbot.diff_index import DiffIndex
+from reviewbot.diff.lines import DiffIndex
+from reviewbot.diff.parse import parse_units
 from reviewbot.review.verify import check, locate, merge, to_finding
 from reviewbot.schema import Finding, RecordedFinding
 from tests.rules.conftest import make_diff

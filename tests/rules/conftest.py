@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Sequence
 
 from reviewbot.config import Config
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.schema import Finding, RulesResult
 

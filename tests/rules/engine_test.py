@@ -11,12 +11,12 @@ from msgspec.structs import replace
 import reviewbot.rules as rules_engine
 from reviewbot.cli import main
 from reviewbot.config import Config, Limits, RuleSetting, load_config
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.errors import ConfigError
-from reviewbot.processes import usable_processes
 from reviewbot.rules import _ALL, RULES, run_rules
 from reviewbot.rules.base import FileChange
 from reviewbot.rules.secrets import secret_values
+from reviewbot.run.processes import usable_processes
 from reviewbot.schema import RulesResult
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff, review

@@ -9,7 +9,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.rules.removed_guards import conjuncts, removals
 from tests.conftest import GitFixture

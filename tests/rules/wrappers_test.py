@@ -12,7 +12,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.config import Config
-from reviewbot.diff import parse_units
+from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.rules.base import PROJECT_READS
 from reviewbot.rules.imported import MAX_MODULE_CHARS

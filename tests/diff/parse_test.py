@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.diff import collect, compact_range, parse_units
+from reviewbot.diff.parse import collect, compact_range, parse_units
 from reviewbot.errors import GitError, UsageError
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
 from tests.conftest import GitFixture
 
@@ -344,13 +344,13 @@ def test_compact_range(start: int, length: int, expected: str) -> None:
     ("v1.0", [], "git fetch origin v1.0"),
 ])
 def test_the_fetch_a_missing_base_needs(rev: str, remotes: list[str], command: str) -> None:
-    from reviewbot.diff import fetch_command
+    from reviewbot.diff.parse import fetch_command
 
     assert fetch_command(rev, remotes) == command
 
 
 def test_header_blocks_are_rewritten_where_they_are_and_nothing_else_moves() -> None:
-    from reviewbot.diff_headers import normalise_headers
+    from reviewbot.diff.headers import normalise_headers
 
     text = ("diff --git a/a b/a\nold mode 100644\nnew mode 100755\n"
             "diff --git a/x y/c b/x y/c\nindex 1..2\n--- a/x y/c\n+++ b/x y/c\n"

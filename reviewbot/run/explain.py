@@ -7,9 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import cast
 
-from reviewbot.artifacts import STEPS, load_artifact
 from reviewbot.errors import ArtifactError
 from reviewbot.report import display_path
+from reviewbot.run.artifacts import STEPS, load_artifact
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
 REPORT = "step9_report.json"
@@ -29,8 +29,8 @@ def default_runs_folder() -> Path:
     """The output folder of the repository here (its config's, else .reviewbot/runs)."""
     from reviewbot.config import load_config
     from reviewbot.errors import GitError
-    from reviewbot.git import open_repo
-    from reviewbot.paths import DEFAULT_RUNS, runs_folder
+    from reviewbot.repo.git import open_repo
+    from reviewbot.run.paths import DEFAULT_RUNS, runs_folder
 
     try:
         root = open_repo(Path()).root

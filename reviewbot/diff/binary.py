@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 import msgspec
 
 from reviewbot.code.languages import detect_language
-from reviewbot.diff_headers import block_paths, split_stanzas
-from reviewbot.git import GitRepo
+from reviewbot.diff.headers import block_paths, split_stanzas
+from reviewbot.repo.git import GitRepo
 
 # git's buffer_is_binary: a NUL byte in the first FIRST_FEW_BYTES of a side.
 FIRST_FEW_BYTES = 8000

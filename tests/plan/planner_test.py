@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.planner import batches, heuristic_item, plan
+from reviewbot.plan.indexes import build_planner_index, build_review_index
+from reviewbot.plan.planner import batches, heuristic_item, plan
 from reviewbot.schema import ChangeRequest, DiffResult, ReviewIndex
 from tests.fake_openai import FakeOpenAI
 from tests.model.helpers import session_for as caller_for

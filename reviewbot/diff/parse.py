@@ -14,10 +14,10 @@ from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
-from reviewbot.diff_binary import as_text, binary_stanzas, patches_as_text, text_ones
-from reviewbot.diff_headers import block_paths, decode_path, normalise_headers, split_stanzas
+from reviewbot.diff.binary import as_text, binary_stanzas, patches_as_text, text_ones
+from reviewbot.diff.headers import block_paths, decode_path, normalise_headers, split_stanzas
 from reviewbot.errors import GitError, UsageError
-from reviewbot.git import GitRepo
+from reviewbot.repo.git import GitRepo
 from reviewbot.schema import (
     ChangeRequest,
     DiffLine,
@@ -96,7 +96,7 @@ _Collected = tuple[str, str | None, str | None, bytes]
 
 def _diff(repo: GitRepo, args: list[str], *, worktree: bool = False) -> bytes:
     """`git diff ARGS`, with every file whose content is text shown as text, whatever the
-    repository's attributes say (diff_binary), and no rename that changes a language."""
+    repository's attributes say (diff/binary.py), and no rename that changes a language."""
     def rediff(paths: list[str], renames: bool) -> bytes:
         return repo.diff(["--text", *([] if renames else ["--no-renames"]), *args, "--", *paths])
     raw = as_text(repo, repo.diff([*args, "--"]), rediff, worktree=worktree)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reviewbot.diff import parse_units
-from reviewbot.diff_index import DiffIndex
+from reviewbot.diff.lines import DiffIndex
+from reviewbot.diff.parse import parse_units
 from tests.rules.conftest import make_diff
 
 OLD = "".join(f"line {n}\n" for n in range(1, 21))

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from reviewbot.cache import ResultCache
+from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     IndexUnit,
     LlmPlan,
@@ -27,7 +27,7 @@ from reviewbot.schema import (
 if TYPE_CHECKING:
     from reviewbot.model.messages import ChatMessage
     from reviewbot.model.session import ModelSession, ModelUnavailable
-    from reviewbot.plan_reply import PlanReply
+    from reviewbot.plan.reply import PlanReply
 
 # Raised when the planner's prompt or schema change: the result cache keys on it.
 PLAN_VERSION = "plan-2"
@@ -106,7 +106,7 @@ def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerU
     from pydantic import ValidationError
 
     from reviewbot.model.session import ModelUnavailable
-    from reviewbot.plan_reply import PlanReply
+    from reviewbot.plan.reply import PlanReply
 
     messages = _messages(planner_index, batch)
     key = caller.fingerprint(PLAN_VERSION, messages)

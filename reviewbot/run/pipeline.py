@@ -19,21 +19,22 @@ from typing import TYPE_CHECKING, Any, cast
 import msgspec
 from msgspec.structs import replace
 
-from reviewbot.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
-from reviewbot.cache import ResultCache
 from reviewbot.config import Config
-from reviewbot.diff import collect
+from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
-from reviewbot.events import Events
-from reviewbot.fusion import fuse
-from reviewbot.git import GitRepo
-from reviewbot.index import build_planner_index, build_review_index
-from reviewbot.paths import git_dir_problem, private_folders
-from reviewbot.planner import plan
-from reviewbot.redaction import Redactor, block_lines
+from reviewbot.plan.fusion import fuse
+from reviewbot.plan.indexes import build_planner_index, build_review_index
+from reviewbot.plan.planner import plan
+from reviewbot.repo.git import GitRepo
+from reviewbot.repo.source import RepoSource
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
+from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
+from reviewbot.run.cache import ResultCache
+from reviewbot.run.events import Events
+from reviewbot.run.paths import git_dir_problem, private_folders
+from reviewbot.run.redaction import Redactor, block_lines
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
@@ -55,7 +56,6 @@ from reviewbot.schema import (
     Severity,
     VerifiedFindings,
 )
-from reviewbot.source import RepoSource
 
 if TYPE_CHECKING:
     from reviewbot.model import ModelSession

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from reviewbot.fusion import fuse, fuse_unit
-from reviewbot.plan_reply import PlanReply
+from reviewbot.plan.fusion import fuse, fuse_unit
+from reviewbot.plan.reply import PlanReply
 from reviewbot.schema import (
     AgentDecision,
     ExtraRequest,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import GitError
-from reviewbot.git import open_repo
+from reviewbot.repo.git import open_repo
 from tests.conftest import GitFixture
 
 

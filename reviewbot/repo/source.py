@@ -17,7 +17,7 @@ from typing import Literal
 
 import msgspec
 
-from reviewbot.git import GitRepo
+from reviewbot.repo.git import GitRepo
 from reviewbot.schema import DiffResult
 
 MAX_FILE_BYTES = 512_000

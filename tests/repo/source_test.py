@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
+from reviewbot.diff.parse import collect
+from reviewbot.repo.git import open_repo
+from reviewbot.repo.source import RepoSource
 from reviewbot.schema import ChangeRequest, Mode
-from reviewbot.source import RepoSource
 from tests.conftest import GitFixture
 
 

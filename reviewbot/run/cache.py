@@ -114,7 +114,7 @@ class ResultCache(msgspec.Struct):
     def _prepare(self) -> None:
         if self._ready:
             return
-        from reviewbot.artifacts import write_if_absent
+        from reviewbot.run.artifacts import write_if_absent
 
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_if_absent(self.folder / ".gitignore",

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import msgspec
 
 from reviewbot.errors import GitError
-from reviewbot.git import GitRepo
+from reviewbot.repo.git import GitRepo
 from reviewbot.schema import ChangeRequest
 
 

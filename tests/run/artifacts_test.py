@@ -12,12 +12,12 @@ from typing import TextIO
 
 import pytest
 
-from reviewbot.artifacts import STEPS, RunDir, create_run_dir, load_artifact
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.errors import ArtifactError
-from reviewbot.git import open_repo
-from reviewbot.pipeline import run_review
+from reviewbot.repo.git import open_repo
+from reviewbot.run.artifacts import STEPS, RunDir, create_run_dir, load_artifact
+from reviewbot.run.pipeline import run_review
 from reviewbot.schema import ChangeRequest, Frozen, VerifiedFindings
 from tests.conftest import GitFixture
 
@@ -77,7 +77,7 @@ def test_an_unwritable_output_dir_is_said_once_and_writes_nothing(tmp_path: Path
 def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:
     """Long lists are written an element at a time by msgspec's encoder; an element holding
     a secret goes through the redaction pass like the rest."""
-    from reviewbot.redaction import Redactor
+    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffLine, DiffResult, Hunk, ReviewUnit
 
     secret = "zq-internal-value-991"

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.diff import collect
-from reviewbot.git import open_repo
-from reviewbot.index import build_planner_index, build_review_index
+from reviewbot.diff.parse import collect
+from reviewbot.plan.indexes import build_planner_index, build_review_index
+from reviewbot.repo.git import open_repo
 from reviewbot.schema import ChangeRequest, DiffResult
 from tests.conftest import GitFixture, assert_golden
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 TIMESTAMP = "2026-01-01T00:00:00+00:00"
 
 

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 import msgspec
 
 from reviewbot.errors import ArtifactError
-from reviewbot.redaction import Redactor
+from reviewbot.run.redaction import Redactor
 from reviewbot.schema import (
     ContextBundle,
     DiffResult,
