@@ -49,6 +49,8 @@ class PythonFile(msgspec.Struct, frozen=True):
     changed: LineSet
     # The module's string constants (`QUERY = "SELECT ..."`), to read `QUERY % name`.
     constants: dict[str, str]
+    # Test code as the base declares it (rules/quieting.py): its parameters are the tests'.
+    test_code: bool = False
     # The new file's text, for a rule to see in one search whether it can apply at all.
     text: str = ""
     # The whole module, and what rules computed on it once (a module's wrapper functions).
@@ -78,12 +80,14 @@ def python_file(change: FileChange) -> PythonFile | None:
         tree = change.python_tree
         change.memo["python_file"] = None if tree is None else _analyse(
             change.path, tree, change.new_text, frozenset(change.added_by_line),
-            change.project, is_library(change.path, change.new_text, change.kind.tags))
+            change.project, is_library(change.path, change.new_text, change.kind.tags),
+            "test_file" in change.kind.tags)
     return cast(PythonFile | None, change.memo["python_file"])
 
 
 def _analyse(path: str, tree: ast.Module, text: str | None,
-             changed: frozenset[int], project: ProjectFiles, library: bool) -> PythonFile:
+             changed: frozenset[int], project: ProjectFiles, library: bool,
+             test_code: bool = False) -> PythonFile:
     # Walking only the statements that touch added lines keeps a hook fast on big files.
     lines = LineSet(tuple(sorted(changed)))
     touched = _touched(tree.body, lines)
@@ -104,7 +108,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
-                      library=library, changed=lines,
+                      library=library, test_code=test_code, changed=lines,
                       constants=module_constants(tree), text=text or "", tree=tree,
                       path=path, project=project)
 

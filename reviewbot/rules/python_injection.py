@@ -807,7 +807,8 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
                 f"`{use.name}` uses a file path built{_from(use.source)} without a check that "
                 "it stays in its folder: `../` in it reaches any file the process can "
                 "(path traversal).", suggestion)
-    if joined is None or _resource_lookup(use, parsed) or (
+    # A test's parameters are its fixtures' values, which no user chooses.
+    if joined is None or parsed.test_code or _resource_lookup(use, parsed) or (
             _looks(use) and not _handed_on(use, parsed)):
         return None
     return ("info", f"`{use.name}` uses a path that joins a folder with `{joined}`, which "

@@ -48,6 +48,9 @@ QUIETENINGS: dict[str, str] = {
     # rules/python_ast.py is_library: test code's prints, when the base declares it.
     "prints in test code by a folder the change invents":
         "shapes_test.py::test_an_invented_tests_folder_is_library_code_for_prints",
+    # rules/python_injection.py _path_finding: a parameter joined in test code is a fixture's.
+    "a parameter join in test code by a folder the change invents":
+        "shapes_test.py::test_a_parameter_joined_in_test_code_is_the_tests_own",
     # rules/tagging.py: only_whitespace (the planner skips it), security reasons skipped in docs.
     "an indentation change as whitespace": "shapes_test.py::test_indentation_is_not_whitespace",
     "security reasons skipped in docs": "names_test.py::test_code_named_like_docs",

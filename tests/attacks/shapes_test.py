@@ -189,3 +189,17 @@ def test_a_suppression_counts_where_the_finding_starts() -> None:
     commented = ("import subprocess\n\n\ndef f(p):\n"
                  "    subprocess.run(f'ls {p}', shell=True)  # reviewbot: ignore\n")
     assert review("app/pay.py", commented).findings == ()
+
+
+JOINED = ("import os\n\n\ndef write_fixture(folder, name):\n"
+          "    with open(os.path.join(folder, name), 'w') as f:\n        f.write('x')\n")
+
+
+def test_a_parameter_joined_in_test_code_is_the_tests_own() -> None:
+    """A folder joined with a parameter in test code the base declares is the tests' fixture
+    (no user chooses it): quiet. In a `tests/` folder the change invents it is reported as in
+    library code."""
+    def found(base: Base) -> set[str]:
+        return {f.rule_id for f in review("tests/fixtures_util.py", JOINED, base=base).findings}
+    assert found(Base("tests")) == set()
+    assert found(Base()) == {"python.path-traversal"}
