@@ -406,7 +406,8 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
     reported: set[int] = set()
     for call, name in parsed.scope_calls:
         method = name.rsplit(".", 1)[-1]
-        if (method not in _RUNNERS and method not in _WRAPPERS) or name in ("exec", "eval"):
+        if (method not in _RUNNERS and method not in _WRAPPERS) or name in ("exec", "eval") \
+                or (method == "raw" and _module_function(call, parsed)):
             continue
         for arg in _sql_arguments(call, method):
             use = use_of(parsed, call, method, arg)
@@ -431,6 +432,15 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
     yield from _placeholders_replaced(parsed)
 
 
+
+
+def _module_function(call: ast.Call, parsed: PythonFile) -> bool:
+    """`raw(...)` or `response.raw(...)`: a function imported (or defined) by that name, not a
+    method of a Django manager (`Person.objects.raw`): sanic's `raw` is an HTTP body."""
+    func = call.func
+    return isinstance(func, ast.Name) or (
+        isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+        and func.value.id in parsed.aliases)
 
 
 def _placeholders_replaced(parsed: PythonFile) -> Iterator[Report]:

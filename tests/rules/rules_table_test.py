@@ -219,6 +219,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      'def find(cur, name):\n    q = "SELECT * FROM users WHERE 1 = 1"\n'
      "    q += \" AND name = '\" + name + \"'\"\n    cur.execute(q)\n",
      {("python.sql-injection", E)}),
+    # sanic's `raw` is a response body, not Django's Manager.raw.
+    ("near: a web framework's raw response", "app/sitemap.py",
+     "from sanic import raw\n\n\nasync def sitemap(request):\n"
+     "    return raw(request.app.ctx.sitemap, content_type='application/xml')\n", set()),
+    ("near: a module's raw function", "app/sitemap.py",
+     "from sanic import response\n\n\nasync def sitemap(request):\n"
+     "    return response.raw(request.body)\n", set()),
+    ("a manager's raw with request data", "app/views.py",
+     "def search(request):\n"
+     "    return Person.objects.raw('SELECT * FROM p WHERE n = ' + request.GET['n'])\n",
+     {("python.sql-injection", E)}),
     ("lower-case triple-quoted sql in raw()", "app/db.py",
      'def f(name):\n    return User.objects.raw("""\n        select *\n'
      "        from users where name = '%s'\"\"\" % name)\n", {("python.sql-injection", E)}),
