@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import jsonschema
 import pytest
@@ -42,7 +43,7 @@ CODEQUALITY_SCHEMA = {
 }
 
 
-def issues_of(text: str) -> list[dict[str, object]]:
+def issues_of(text: str) -> list[dict[str, Any]]:
     assert not text.startswith("\ufeff")  # GitLab's parser refuses a byte order mark
     doc = json.loads(text)
     jsonschema.Draft7Validator(CODEQUALITY_SCHEMA).validate(doc)
@@ -56,7 +57,7 @@ def test_codequality_matches_gitlabs_report_format() -> None:
     assert [i["severity"] for i in issues] == ["critical", "critical", "major", "info", "info"]
     assert [i["location"] for i in issues][2] == {"path": "app/deploy.py",
                                                   "lines": {"begin": 8, "end": 9}}
-    assert issues[3]["location"]["path"] == "web/my app.js"  # type: ignore[index]
+    assert issues[3]["location"]["path"] == "web/my app.js"
     # GitLab keeps one issue per fingerprint: none of a run's findings may vanish that way.
     assert len({i["fingerprint"] for i in issues}) == len(issues)
     assert issues[1]["description"] == ("Command run through a shell: `subprocess.run` runs a "
@@ -110,7 +111,7 @@ def test_fingerprint_follows_the_code_not_the_line(repo: GitFixture,
               "--format", "codequality"])
         issues = issues_of(capsys.readouterr().out)
         return {str(i["check_name"]): (str(i["fingerprint"]),
-                                       int(i["location"]["lines"]["begin"]))  # type: ignore[index]
+                                       int(i["location"]["lines"]["begin"]))
                 for i in issues}
 
     first = report()
