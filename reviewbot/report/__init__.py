@@ -121,7 +121,7 @@ class Reporter(Protocol):
 
 
 def _registry() -> dict[str, Reporter]:
-    from reviewbot.report import json_report, markdown, rdjson, sarif, text
+    from reviewbot.report import codequality, json_report, markdown, rdjson, sarif, text
 
     return {
         "text": text.TextReporter(),
@@ -129,10 +129,11 @@ def _registry() -> dict[str, Reporter]:
         "markdown": markdown.MarkdownReporter(),
         "sarif": sarif.SarifReporter(),
         "rdjson": rdjson.RdjsonReporter(),
+        "codequality": codequality.CodequalityReporter(),
     }
 
 
-FORMATS = ("text", "json", "markdown", "sarif", "rdjson")
+FORMATS = ("text", "json", "markdown", "sarif", "rdjson", "codequality")
 
 
 def render(name: str, data: ReportInput) -> str:

@@ -72,7 +72,8 @@ CODE = {("app/deploy.py", 6): '    subprocess.run(f"ssh {host}", shell=True)',
         ("web/my app.js", 2): "console.log(state);"}
 DATA = ReportInput(report=REPORT, run_dir=Path(".reviewbot/runs/20260101T000000Z-abcdef"),
                    code=CODE, rules={**rule_metadata(), **model_rule_metadata()})
-SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "rdjson": "rdjson"}
+SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "sarif": "sarif", "rdjson": "rdjson",
+          "codequality": "codequality.json"}
 
 
 @pytest.mark.parametrize("name", FORMATS)
