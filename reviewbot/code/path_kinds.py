@@ -35,7 +35,10 @@ _PATH_TAGS: tuple[tuple[Tag, tuple[str, ...]], ...] = (
                    "test_*.py", "*/test_*.py", "*_test.py", "*_test.go", "*.test.*",
                    "*.spec.*", "*/src/test/*", "*/testdata/*", "testdata/*", "conftest.py",
                    "*/conftest.py", "*/fixtures/*", "fixtures/*", "*/__fixtures__/*",
-                   "__fixtures__/*")),
+                   "__fixtures__/*",
+                   # A repository's own test helpers (pre-commit's); a package's `testing`
+                   # module (numpy.testing) is code its users import, so only at the root.
+                   "testing/*")),
     ("docs", ("*.md", "*.rst", "*.adoc", "docs/*", "*/docs/*", "doc/*", "license*",
               "changelog*", "*/changelog*", "authors*", "readme*", "*/readme*")),
     ("config_file", ("*.yaml", "*.yml", "*.toml", "*.ini", "*.cfg", "*.conf", "*.properties",

@@ -45,7 +45,7 @@ _KIND_FOLDERS: dict[Tag, frozenset[str]] = {
     "vendored": frozenset({"vendor", "third_party", "node_modules", "external", "_vendor"}),
     "generated": frozenset({"dist"}),
     "test_file": frozenset({"tests", "test", "__tests__", "testdata", "fixtures",
-                            "__fixtures__"}),
+                            "__fixtures__", "testing"}),
     "docs": frozenset({"docs", "doc"}),
 }
 

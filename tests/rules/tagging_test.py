@@ -27,6 +27,8 @@ def only_unit(path: str, new: str, old: str | None = None) -> ReviewUnit:
     ("tests/test_app.py", {"test_file"}),
     ("pkg/server_test.go", {"test_file"}),
     ("web/button.spec.ts", {"test_file"}),
+    ("testing/fixtures.py", {"test_file"}),  # pre-commit's test helpers
+    ("numpy/testing/utils.py", set()),  # a package's testing module, shipped to its users
     ("docs/guide.md", {"docs"}),
     ("README.rst", {"docs"}),
     ("proto/api_pb2.py", {"generated"}),
