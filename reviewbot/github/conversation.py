@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reviewbot.deliver.bodies import explanation, finding_marker
 from reviewbot.github.action import (
     FAILED,
     Notice,
@@ -29,7 +30,6 @@ from reviewbot.github.action import (
     token_of,
 )
 from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
-from reviewbot.github.comments import explanation, finding_marker
 from reviewbot.github.dismissals import proposal
 from reviewbot.github.event import CommentEvent, PullRequestEvent
 from reviewbot.github.poster import Inline, Poster

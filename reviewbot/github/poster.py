@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from reviewbot.github.comments import (
+from reviewbot.deliver.bodies import (
     MAX_BODY,
     Placed,
     SummaryFacts,

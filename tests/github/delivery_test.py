@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
+from reviewbot.deliver.bodies import MAX_BODY, finding_body
 from reviewbot.github import poster
-from reviewbot.github.comments import MAX_BODY, finding_body
 from reviewbot.schema import Finding
 from tests.github.conftest import PullRequest
 
