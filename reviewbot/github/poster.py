@@ -54,7 +54,7 @@ from reviewbot.deliver.bodies import (
     summary_body,
     summary_marker,
 )
-from reviewbot.github.dismissals import MAX_COMMENTS_READ, Dismissal
+from reviewbot.deliver.dismissals import MAX_COMMENTS_READ, Dismissal
 from reviewbot.github.event import PullComment, PullRequestEvent, pull_event
 from reviewbot.github.positions import commentable
 from reviewbot.report import ReportInput
