@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.deliver.bodies import explanation, finding_marker
+from reviewbot.deliver.commands import HELP, THREAD_COMMANDS, Command, parse
 from reviewbot.deliver.dismissals import proposal
 from reviewbot.github.action import (
     FAILED,
@@ -30,7 +31,6 @@ from reviewbot.github.action import (
     new_poster,
     token_of,
 )
-from reviewbot.github.commands import HELP, THREAD_COMMANDS, Command, parse
 from reviewbot.github.event import CommentEvent, PullRequestEvent
 from reviewbot.github.poster import Inline, Poster
 from reviewbot.report import ReportInput

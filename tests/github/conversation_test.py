@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.github.commands import HELP, parse
+from reviewbot.deliver.commands import HELP, parse
 from reviewbot.github.conversation import NOT_ALLOWED
 from tests.conftest import GitFixture
 from tests.github.conftest import PullRequest
