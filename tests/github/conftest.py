@@ -94,8 +94,8 @@ def pull(repo: GitFixture, github: FakeGitHub, tmp_path: Path,
         monkeypatch.setenv(name, value)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_WRITES", 0)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_REQUESTS", 0)
-    monkeypatch.setattr("reviewbot.github.poster.GET_BACKOFF_S", 0)
-    monkeypatch.setattr("reviewbot.github.poster.TIMEOUT_S", 5)
+    monkeypatch.setattr("reviewbot.github.forge.GET_BACKOFF_S", 0)
+    monkeypatch.setattr("reviewbot.github.forge.TIMEOUT_S", 5)
     # Waits are recorded, not slept: the tests assert what GitHub's rules ask for.
     monkeypatch.setattr("reviewbot.github.action.Poster",
                         functools.partial(Poster, sleep=pr.waits.append))

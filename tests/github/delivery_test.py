@@ -12,7 +12,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.deliver.bodies import MAX_BODY
-from reviewbot.github import poster
+from reviewbot.github import forge
 from tests.github.conftest import PullRequest
 
 AWS = "AKIAZ7Q2MXC5LFPN3WKB"
@@ -141,7 +141,7 @@ def test_the_search_for_refused_comments_is_bounded(
     pull.github.refuse_paths = {"app/evals.py"}
     assert review(pull, "--max-comments", "60") == 1
     writes = pull.github.count("POST", "/reviews$") + pull.github.count("DELETE")
-    assert writes <= poster.MAX_PROBE_WRITES + 2
+    assert writes <= forge.MAX_PROBE_WRITES + 2
     summary = pull.github.summary()["body"]
     assert "GitHub refused" in summary
     [posted] = pull.github.posted_reviews()
