@@ -29,9 +29,9 @@ from reviewbot.report.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
+    from reviewbot.deliver.delivery import Inline
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
-    from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
@@ -272,9 +272,9 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
+    from reviewbot.deliver.delivery import Inline
     from reviewbot.github.action import prepare
     from reviewbot.github.event import CommentEvent, read_event
-    from reviewbot.github.poster import Inline
 
     if args.max_comments is not None and args.max_comments < 0:
         raise UsageError("--max-comments must be 0 or more.")

@@ -20,17 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from reviewbot.deliver.delivery import Inline, PostResult
+from reviewbot.deliver.forge import DeliveryFailed, ReadOnly
 from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
-from reviewbot.github.poster import (
-    DEFAULT_BOT_LOGIN,
-    Inline,
-    Poster,
-    PostingFailed,
-    PostResult,
-    ReadOnlyToken,
-    Refused,
-)
+from reviewbot.github.forge import DEFAULT_BOT_LOGIN
+from reviewbot.github.poster import Poster
 from reviewbot.report import ReportInput, counted, render
 from reviewbot.schema import ChangeRequest
 
@@ -158,12 +153,12 @@ def guarded(notice: Notice, what: str, action: Callable[[], T],
 
     try:
         return action()
-    except ReadOnlyToken as exc:
+    except ReadOnly as exc:
         notice(f"the token cannot comment on this pull request ({exc})."
                + (" The findings are in the job summary and the SARIF file." if elsewhere
                   else ""))
         return READ_ONLY
-    except (PostingFailed, Refused, GithubException, RequestException) as exc:
+    except (DeliveryFailed, GithubException, RequestException) as exc:
         why = (f"GitHub could not be reached ({type(exc).__name__})"
                if isinstance(exc, RequestException) else str(exc))
         notice(f"{what} failed: {why}.{elsewhere}")

@@ -22,6 +22,7 @@ from typing import Any
 
 from reviewbot.deliver.bodies import explanation, finding_marker
 from reviewbot.deliver.commands import HELP, THREAD_COMMANDS, Command, parse
+from reviewbot.deliver.delivery import Inline
 from reviewbot.deliver.dismissals import proposal
 from reviewbot.github.action import (
     FAILED,
@@ -32,7 +33,7 @@ from reviewbot.github.action import (
     token_of,
 )
 from reviewbot.github.event import CommentEvent, PullRequestEvent
-from reviewbot.github.poster import Inline, Poster
+from reviewbot.github.poster import Poster
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
 from reviewbot.report.markup import inert, inline_code

@@ -9,12 +9,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.deliver.bodies import MAX_BODY
 from reviewbot.deliver.delivery import Delivery, Inline, PostResult
 from reviewbot.deliver.dismissals import Dismissal
-from reviewbot.deliver.forge import DeliveryFailed, ForgeComment, NotReviewbot, ReadOnly
+from reviewbot.deliver.forge import ForgeComment
 from reviewbot.github.event import PullComment, PullRequestEvent
-from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge, Refused
+from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
 from reviewbot.report import ReportInput
 
 
@@ -92,9 +91,4 @@ def neutral(comment: PullComment) -> ForgeComment:
                         thread=comment.in_reply_to)
 
 
-# What the action catches, by the names it knows.
-PostingFailed = DeliveryFailed
-ReadOnlyToken = ReadOnly
-
-__all__ = ["DEFAULT_BOT_LOGIN", "MAX_BODY", "Inline", "NotReviewbot", "PostResult", "Poster",
-           "PostingFailed", "ReadOnlyToken", "Refused"]
+__all__ = ["Poster", "neutral"]
