@@ -2,7 +2,7 @@
 summary comment. Every body ends with a hidden marker on a line of its own, so a later run
 finds its own comments: the finding's fingerprint, the summary with the head commit it
 reviewed, or the comment an answer answers. A marker counts only as the body's last line, in
-exactly the form reviewbot writes, on a comment reviewbot wrote (`Poster` checks the author):
+exactly the form reviewbot writes, on a comment reviewbot wrote (`Delivery` checks the author):
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
 reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
 characters: the summary lists what could not go on a line by severity as far as it fits and
