@@ -148,9 +148,6 @@ def guarded(notice: Notice, what: str, action: Callable[[], T],
     """What `action` returns, or FAILED (GitHub kept failing or could not be reached) or
     READ_ONLY (the token may not write here), each said by a notice (with `elsewhere`: where
     the findings still are)."""
-    from github import GithubException
-    from requests.exceptions import RequestException
-
     try:
         return action()
     except ReadOnly as exc:
@@ -158,10 +155,8 @@ def guarded(notice: Notice, what: str, action: Callable[[], T],
                + (" The findings are in the job summary and the SARIF file." if elsewhere
                   else ""))
         return READ_ONLY
-    except (DeliveryFailed, GithubException, RequestException) as exc:
-        why = (f"GitHub could not be reached ({type(exc).__name__})"
-               if isinstance(exc, RequestException) else str(exc))
-        notice(f"{what} failed: {why}.{elsewhere}")
+    except DeliveryFailed as exc:
+        notice(f"{what} failed: {exc}.{elsewhere}")
         return FAILED
 
 

@@ -15,6 +15,8 @@
   repeated, the pull request is read again to see whether it happened (a review by the nonce
   in its body, a comment by its marker).
 - REST cannot resolve a review thread: `resolve` edits the comment's body, which says so.
+- Every call of the forge raises only delivery's errors (`reviewbot.deliver.forge`): a read
+  GitHub refused or kept failing, or GitHub out of reach, is `DeliveryFailed`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from functools import partial, wraps
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from reviewbot.deliver.bodies import last_line, review_body, review_marker
 from reviewbot.deliver.forge import (
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from github.Repository import Repository
 
 T = TypeVar("T")
+P = ParamSpec("P")
 # Who the Actions token writes as; a workflow with another token that cannot read `/user` (a
 # GitHub App's) names its bot instead (the action's `bot-login` input).
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
@@ -88,6 +91,26 @@ class Refused(DeliveryFailed):
         return _PENDING_ERROR in self.message
 
 
+def neutral(call: Callable[P, T]) -> Callable[P, T]:
+    """A call of the forge whose failures are delivery's errors: PyGithub's and requests'
+    exceptions (a read GitHub refused or kept failing, GitHub out of reach) become
+    DeliveryFailed, so a caller needs no forge SDK to catch them. (Writes already raise
+    delivery's errors, by what GitHub answered: `_write`.)"""
+    @wraps(call)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
+        from github import GithubException
+        from requests.exceptions import RequestException
+
+        try:
+            return call(*args, **kwargs)
+        except GithubException as exc:
+            raise DeliveryFailed(str(exc)) from exc
+        except RequestException as exc:
+            raise DeliveryFailed(
+                f"GitHub could not be reached ({type(exc).__name__})") from exc
+    return wrapped
+
+
 def review_comment(comment: InlineComment) -> dict[str, Any]:
     """A comment of a review, in GitHub's terms: RIGHT-side lines."""
     posted: dict[str, Any] = {"path": comment.path, "line": comment.end, "side": "RIGHT",
@@ -121,6 +144,7 @@ class GithubForge:
     # PyGithub's objects of the comments handed out, by (kind, id): what edits go through.
     _known: dict[tuple[str, int], Any] = field(default_factory=dict)
 
+    @neutral
     def connect(self) -> None:
         from github import Auth, Github, GithubException
         from github.GithubRetry import GithubRetry
@@ -156,12 +180,14 @@ class GithubForge:
         assert self._login is not None  # noqa: S101 (connect sets it or raises)
         return self._login
 
+    @neutral
     def pull_event(self, env: Mapping[str, str], event_name: str) -> PullRequestEvent:
         """The pull request as the API describes it now (a comment event's payload does not
         carry it); reviewbot reviews and answers about this one from here on."""
         self.event = pull_event(self.pull.raw_data, env, event_name)
         return self.event
 
+    @neutral
     def may_write(self, login: str) -> bool:
         """Whether the person has write access to the repository (GitHub's permission API;
         if the token may not read it, only the repository's owner)."""
@@ -176,11 +202,13 @@ class GithubForge:
             return login in self.owners
         return permission in ("admin", "maintain", "write")
 
+    @neutral
     def lines(self) -> dict[str, set[int]]:
         return commentable((f.filename, f.patch) for f in self.pull.get_files())
 
     # --- comments ----------------------------------------------------------------------
 
+    @neutral
     def comments(self, kind: CommentKind) -> list[ForgeComment]:
         if kind == "inline":
             return [self._kept(kind, c) for c in self.pull.get_review_comments()]
@@ -190,12 +218,14 @@ class GithubForge:
         listed = self._repo.get_pulls_comments(sort="updated", direction="desc")
         return [_inline(c) for c in itertools.islice(listed, MAX_REPOSITORY_COMMENTS)]
 
+    @neutral
     def post(self, body: str) -> ForgeComment:
         created = self._write(lambda: self.pull.create_issue_comment(body),
                               happened=partial(self._ours_ending, "conversation", body))
         self._confirm_author(created.user.login)
         return self._kept("conversation", created)
 
+    @neutral
     def reply(self, comment: ForgeComment, body: str) -> ForgeComment:
         """In the comment's thread (a review comment), else in the conversation."""
         if comment.kind == "conversation":
@@ -213,12 +243,15 @@ class GithubForge:
         self._confirm_author(created.user.login)
         return self._kept("inline", created)
 
+    @neutral
     def edit(self, comment: ForgeComment, body: str) -> None:
         self._write(partial(self._api_comment(comment).edit, body))
 
+    @neutral
     def delete(self, comment: ForgeComment) -> None:
         self._write(self._api_comment(comment).delete)
 
+    @neutral
     def resolve(self, comment: ForgeComment, body: str) -> None:
         """REST cannot resolve a review thread: the body says it is resolved."""
         self.edit(comment, body)
@@ -252,6 +285,7 @@ class GithubForge:
 
     # --- the review ---------------------------------------------------------------------
 
+    @neutral
     def post_inline(self, comments: Sequence[InlineComment]) -> list[LineRefused]:
         return self._post_review(list(comments))
 
