@@ -334,7 +334,7 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, trigger: CommentEvent, inline: Inline) -> int:
     """A comment that talks to reviewbot: answered, or the review it asks for. The exit code
     is 0 unless GitHub could not be written to (3), or, for `review`, by the findings."""
-    from reviewbot.github import conversation
+    from reviewbot.deliver import conversation
     from reviewbot.github.action import prepare
 
     redact = _github_redact(redactor)

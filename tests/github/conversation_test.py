@@ -12,7 +12,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.deliver.commands import HELP
-from reviewbot.github.conversation import NOT_ALLOWED
+from reviewbot.deliver.conversation import NOT_ALLOWED
 from tests.conftest import GitFixture
 from tests.github.conftest import PullRequest
 
