@@ -114,7 +114,8 @@ def dismiss(talk: Talk, threshold: int) -> str:
     assert root is not None  # noqa: S101 (triage found the thread's root)
     if not delivery.dismiss(root, comment.author, talk.command.argument):
         return delivery.reply(comment, "This finding was already dismissed.")
-    text = "Dismissed: reviewbot will not post this finding again on this pull request."
+    text = ("Dismissed: reviewbot will not post this finding again on this "
+            f"{delivery.forge.change}.")
     match = finding_marker(root.body)
     rule = match.group("rule") if match else None
     if rule and threshold > 0:
@@ -126,7 +127,7 @@ def dismiss(talk: Talk, threshold: int) -> str:
 def confirm_review(talk: Talk) -> str:
     """Answer `/reviewbot review` once the review is posted. The answer's URL."""
     where = talk.delivery.summary_url()
-    text = (f"Reviewed `{talk.head_sha[:12]}`, the whole pull request: "
+    text = (f"Reviewed `{talk.head_sha[:12]}`, the whole {talk.delivery.forge.change}: "
             + (f"[the summary comment]({where}) is up to date." if where else
                "the findings are in the job summary."))
     return talk.delivery.reply(talk.comment, text)
@@ -138,6 +139,7 @@ def explain(talk: Talk, data: ReportInput, notice: Notice, ask: Ask | None = Non
     (there is one), else, for `explain`, from the rule. The answer's URL (None: nothing to
     answer, said by a notice)."""
     question = talk.command.name == "question"
+    change = talk.delivery.forge.change
     match = finding_marker(talk.root.body) if talk.root is not None else None
     wanted = match.group("fp") if match else ""
     finding = next((f for f in data.report.findings if fingerprint(data, f) == wanted), None)
@@ -149,11 +151,11 @@ def explain(talk: Talk, data: ReportInput, notice: Notice, ask: Ask | None = Non
         text = _from_model(answered.text) if answered.text else None
         if text is None:
             notice(f"the model gave no answer ({answered.outcome})")
-            text = None if question else explanation(finding, data)
+            text = None if question else explanation(finding, data, change=change)
     else:
         if question:
             notice("no model is configured: questions are not answered")
-        text = None if question else explanation(finding, data)
+        text = None if question else explanation(finding, data, change=change)
     return talk.delivery.reply(talk.comment, text) if text is not None else None
 
 

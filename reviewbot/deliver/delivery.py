@@ -112,7 +112,8 @@ class Delivery:
         current = {mark for _, mark in placed} | {
             fingerprint(data, p.finding) for p in [*elsewhere, *result.below_level]}
         result.resolved = self._resolve(ours, current, head_sha)
-        facts = SummaryFacts(head_sha=head_sha, posted=result.posted,
+        facts = SummaryFacts(head_sha=head_sha, change=self.forge.change,
+                             posted=result.posted,
                              already_posted=result.already_posted, resolved=result.resolved,
                              elsewhere=result.elsewhere, notes=notes,
                              dismissed=result.dismissed, below_level=result.below_level,
@@ -125,11 +126,11 @@ class Delivery:
             return "outside the changed lines"
         lines = positions.get(finding.file_path)
         if lines is None:
-            return "the file is not in the pull request's diff"
+            return f"the file is not in the {self.forge.change}'s diff"
         if not lines:
             return f"{self.forge.name} shows no diff for this file (binary or too large)"
         if not all(n in lines for n in range(finding.start_line, finding.end_line + 1)):
-            return "its lines are not all in the pull request's diff"
+            return f"its lines are not all in the {self.forge.change}'s diff"
         return None
 
     def _fresh(self, placed: list[tuple[Finding, str]], ours: Mapping[str, ForgeComment],
@@ -238,7 +239,8 @@ class Delivery:
         match = finding_marker(root.body)
         if match is None or match.group("state") == ";dismissed":
             return False
-        self.forge.edit(root, self.sealed(dismissed_body(root.body, login, reason)))
+        self.forge.edit(root, self.sealed(dismissed_body(root.body, login, reason,
+                                                     change=self.forge.change)))
         return True
 
     def repository_dismissals(self) -> list[Dismissal]:

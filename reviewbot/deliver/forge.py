@@ -7,6 +7,8 @@ write, and `DeliveryFailed` when the forge kept failing or could not be reached:
 are in the report files):
 
 - `name`: the forge as people call it ("GitHub"), in the reasons the summary gives.
+- `change`: what the forge calls the change under review ("pull request", "merge request"),
+  in the text reviewbot writes.
 - `login`: who reviewbot writes as. Every comment `post`/`reply` creates must come back under
   this login, else the caller raises `NotReviewbot`: a comment by any other author is never
   taken for reviewbot's, whatever markers it holds.
@@ -101,6 +103,9 @@ class InlineComment:
 class Forge(Protocol):
     @property
     def name(self) -> str: ...
+
+    @property
+    def change(self) -> str: ...
 
     @property
     def login(self) -> str: ...

@@ -135,6 +135,7 @@ class GithubForge:
     # command reviewbot when the token may not read permissions.
     owners: set[str] = field(default_factory=set)
     name: str = "GitHub"
+    change: str = "pull request"
     _pull: PullRequest | None = None
     _repo: Repository | None = None
     # The token's login: from /user, else `bot_login` (set by connect).

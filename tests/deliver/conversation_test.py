@@ -5,7 +5,15 @@ PyGithub, is in tests/github/conversation_test.py.)"""
 from __future__ import annotations
 
 from reviewbot.deliver.commands import HELP, Command
-from reviewbot.deliver.conversation import NOT_ALLOWED, Answered, Talk, heard, triage
+from reviewbot.deliver.conversation import (
+    NOT_ALLOWED,
+    Answered,
+    Talk,
+    confirm_review,
+    dismiss,
+    heard,
+    triage,
+)
 from reviewbot.deliver.delivery import Delivery
 from reviewbot.deliver.forge import ForgeComment
 from tests.deliver.delivery_test import FINDING, MemoryForge
@@ -58,3 +66,23 @@ def test_a_thread_command_is_handed_back_with_reviewbots_root() -> None:
     plain = ForgeComment(id=50, kind="inline", author="maintainer", body="and then?",
                          thread=root.id)
     assert heard(plain, False, print) == Command(name="question", argument="and then?")
+
+
+def test_the_answers_name_the_change_as_the_forge_does() -> None:
+    """The answers to `ignore` and `review` call the change what the forge calls it (a
+    merge request on GitLab)."""
+    forge = MemoryForge()
+    delivery = Delivery(forge)
+    root = forge._add("inline", FINDING)
+    asked = forge._add("inline", "/reviewbot ignore", author="maintainer", thread=root.id)
+    talk = Talk(delivery=delivery, comment=asked, command=Command(name="ignore"),
+                head_sha="f" * 40, root=root)
+    dismiss(talk, threshold=0)
+    confirm_review(talk)
+    answers = [c.body for c in forge.stored if c.author == forge.login and c.id > asked.id]
+    assert len(answers) == 1  # one answer per comment: the second finds the first
+    assert "this merge request" in answers[0] and "pull request" not in answers[0]
+    again = forge._add("conversation", "/reviewbot review", author="maintainer")
+    confirm_review(Talk(delivery=delivery, comment=again, command=Command(name="review"),
+                        head_sha="f" * 40))
+    assert "the whole merge request" in forge.stored[-1].body

@@ -17,6 +17,7 @@ from reviewbot.deliver.forge import (
     InlineComment,
     LineRefused,
 )
+from reviewbot.schema import Finding
 
 BOT = "reviewbot[bot]"
 FINDING = ("🟠 **warning** t (`python.eval-exec`)\n\n"
@@ -29,6 +30,7 @@ class MemoryForge:
 
     login: str = BOT
     name: str = "Memory"
+    change: str = "merge request"
     stored: list[ForgeComment] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
 
@@ -132,3 +134,19 @@ def test_a_dismissal_is_marked_once_and_counted_across_changes() -> None:
     assert not delivery.dismiss(dismissed, "maintainer", "again")
     [counted] = delivery.repository_dismissals()
     assert (counted.rule_id, counted.path, counted.pull) == ("python.eval-exec", "app/run.py", 7)
+
+
+def test_the_text_delivery_writes_names_the_change_as_the_forge_does() -> None:
+    """Delivery's texts call the change what the forge calls it (a merge request on
+    GitLab): a reason a finding is not on a line, a dismissal."""
+    forge = MemoryForge()
+    delivery = Delivery(forge)
+    finding = Finding(file_path="app/run.py", start_line=5, end_line=5, severity="warning",
+                      category="bug", rule_id="python.eval-exec", title="t", message="m",
+                      source="rule")
+    texts = [delivery._not_on_a_line(finding, {}) or "",
+             delivery._not_on_a_line(finding, {"app/run.py": {4}}) or ""]
+    root = forge._add("inline", FINDING)
+    assert delivery.dismiss(root, "maintainer", "a fixture")
+    texts.append(forge.stored[0].body)
+    assert all("merge request" in text and "pull request" not in text for text in texts), texts
