@@ -29,9 +29,9 @@ from reviewbot.report.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
+    from reviewbot.deliver.delivery import Inline
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
-    from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
@@ -272,9 +272,9 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
+    from reviewbot.deliver.delivery import Inline
     from reviewbot.github.action import prepare
     from reviewbot.github.event import CommentEvent, read_event
-    from reviewbot.github.poster import Inline
 
     if args.max_comments is not None and args.max_comments < 0:
         raise UsageError("--max-comments must be 0 or more.")
@@ -334,16 +334,18 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, trigger: CommentEvent, inline: Inline) -> int:
     """A comment that talks to reviewbot: answered, or the review it asks for. The exit code
     is 0 unless GitHub could not be written to (3), or, for `review`, by the findings."""
+    from reviewbot.deliver.conversation import Answered
     from reviewbot.github import conversation
     from reviewbot.github.action import prepare
 
     redact = _github_redact(redactor)
-    talk = conversation.start(trigger, os.environ, inline, events.notice, redact)
-    if isinstance(talk, conversation.Answered):
-        return EXIT_CLEAN if talk.ok else EXIT_INTERNAL
-    _fetch_pull(repo, talk.pull, events)
-    run = prepare(talk.pull, os.environ, "pr-review", inline, events.notice, redact,
-                  poster=talk.poster)
+    asked = conversation.start(trigger, os.environ, inline, events.notice, redact)
+    if isinstance(asked, Answered):
+        return EXIT_CLEAN if asked.ok else EXIT_INTERNAL
+    talk = asked.talk
+    _fetch_pull(repo, asked.pull, events)
+    run = prepare(asked.pull, os.environ, "pr-review", inline, events.notice, redact,
+                  delivery=talk.delivery)
     if talk.command.name == "ignore":
         config = _load_config(repo, run.request, args, events, run.event.base_sha)
         done = conversation.dismiss(talk, config.dismissals_to_propose, events.notice)

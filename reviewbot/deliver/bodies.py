@@ -2,7 +2,7 @@
 summary comment. Every body ends with a hidden marker on a line of its own, so a later run
 finds its own comments: the finding's fingerprint, the summary with the head commit it
 reviewed, or the comment an answer answers. A marker counts only as the body's last line, in
-exactly the form reviewbot writes, on a comment reviewbot wrote (`Poster` checks the author):
+exactly the form reviewbot writes, on a comment reviewbot wrote (`Delivery` checks the author):
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
 reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
 characters: the summary lists what could not go on a line by severity as far as it fits and
@@ -104,11 +104,11 @@ def resolved_body(body: str, head_sha: str) -> str:
     return f"✅ **Resolved** in `{head_sha[:12]}`: reviewbot no longer reports this.\n\n{marked}"
 
 
-def dismissed_body(body: str, login: str, reason: str) -> str:
+def dismissed_body(body: str, login: str, reason: str, *, change: str) -> str:
     """A finding's comment dismissed by someone with write access, with their reason."""
     why = f": {inert_line(reason)}" if reason else " (no reason given)"
     return (f"🚫 **Dismissed** by {inert_line('@' + login)}{why}. reviewbot will not post it "
-            f"again on this pull request.\n\n{_with_state(body, ';dismissed')}")
+            f"again on this {change}.\n\n{_with_state(body, ';dismissed')}")
 
 
 def _with_state(body: str, state: str) -> str:
@@ -131,9 +131,9 @@ def review_body(count: int, nonce: str) -> str:
             f"has the rest.\n\n<!-- reviewbot:review {nonce} -->")
 
 
-def explanation(finding: Finding, data: ReportInput) -> str:
+def explanation(finding: Finding, data: ReportInput, *, change: str) -> str:
     """Why a finding is a problem, without a model: the rule's reasoning, the code it is
-    about and the fix."""
+    about and the fix; `change`: what the forge calls the change."""
     parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
              f"(`{finding.rule_id}`), {inline_code(display_path(finding.file_path))} "
              f"line {finding.start_line}" +
@@ -149,13 +149,15 @@ def explanation(finding: Finding, data: ReportInput) -> str:
         parts += ["", "**The code:**", quoted_code(code)]
     if finding.suggestion:
         parts += ["", f"**Fix:** {inert(finding.suggestion)}"]
-    parts += ["", "To dismiss it on this pull request: reply `/reviewbot ignore <reason>`."]
+    parts += ["", f"To dismiss it on this {change}: reply `/reviewbot ignore <reason>`."]
     return "\n".join(parts)
 
 
 @dataclass(frozen=True)
 class SummaryFacts:
     head_sha: str
+    # What the forge calls the change ("pull request").
+    change: str
     posted: int
     already_posted: int
     resolved: int
@@ -175,7 +177,7 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     counts = report.stats.findings
     stats = report.stats
     lines = ["## reviewbot", ""]
-    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole pull request): "
+    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole {facts.change}): "
                  f"{counted(stats.units, 'unit')} in {counted(stats.files, 'file')} "
                  f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
