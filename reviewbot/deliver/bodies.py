@@ -4,15 +4,15 @@ finds its own comments: the finding's fingerprint, the summary with the head com
 reviewed, or the comment an answer answers. A marker counts only as the body's last line, in
 exactly the form reviewbot writes, on a comment reviewbot wrote (`Delivery` checks the author):
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
-reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
-characters: the summary lists what could not go on a line by severity as far as it fits and
+reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits the forge's limit
+(GitHub's 65,536 characters unless the forge says otherwise): the summary lists what could not go on a line by severity as far as it fits and
 counts the rest, then, collapsed, the findings below the inline level the same way; a
 suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.report import ReportInput, counted, display_path
@@ -76,7 +76,15 @@ class Placed:
     reason: str
 
 
-def finding_body(finding: Finding, fingerprint: str) -> str:
+def github_fence(lines: int) -> str:
+    """GitHub's suggestion fence: the block replaces the lines the comment is on."""
+    return "suggestion"
+
+
+def finding_body(finding: Finding, fingerprint: str, *, limit: int = MAX_BODY,
+                 fence: Callable[[int], str] = github_fence) -> str:
+    """A finding's inline comment, within `limit` characters; `fence` is the forge's info
+    string for a suggestion block replacing that many lines from the comment's line on."""
     parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
              f"(`{finding.rule_id}`)", "", inert(finding.message)]
     if finding.suggestion:  # the model's words: never a suggestion block (only the checked fix)
@@ -89,8 +97,9 @@ def finding_body(finding: Finding, fingerprint: str) -> str:
         # "Commit suggestion" writes the block into the code: it is the whole fix or nothing.
         # The fix is verbatim (it is committed as shown); its fence is longer than any
         # backtick run in it, and marker text in it is not the body's last line.
-        block = code_block(finding.replacement.split("\n"), "suggestion", indent="")
-        if len("\n".join([*parts, "", block, *tail])) <= MAX_BODY - _MARGIN:
+        lines = finding.end_line - finding.start_line + 1
+        block = code_block(finding.replacement.split("\n"), fence(lines), indent="")
+        if len("\n".join([*parts, "", block, *tail])) <= limit - _MARGIN:
             parts += ["", block]
         else:
             parts += ["", "_A suggested fix is too long for a comment; it is in the SARIF "

@@ -10,8 +10,9 @@
   counts only on a comment whose author is the forge's `login`: no other account, bot or not,
   is ever taken for reviewbot. A re-run posts only new findings, edits its summary in place,
   and resolves an earlier comment only when its finding is gone from the change as it now
-  stands (wherever the finding is reported this time). A dismissed finding is never posted
-  again. An answer to a comment is written once even when two runs of the same event answer
+  stands (wherever the finding is reported this time). A dismissed finding (marked so, or
+  its thread resolved by a person on a forge that resolves threads) is never posted again,
+  and its thread is left as it is. An answer to a comment is written once even when two runs of the same event answer
   at once: the later one deletes its own.
 - Every body goes through the redaction pass before it is written, its marker (reviewbot's
   own last line) as written.
@@ -24,7 +25,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reviewbot.deliver.bodies import (
-    MAX_BODY,
     Placed,
     SummaryFacts,
     dismissed_body,
@@ -118,7 +118,7 @@ class Delivery:
                              elsewhere=result.elsewhere, notes=notes,
                              dismissed=result.dismissed, below_level=result.below_level,
                              inline_level=self.inline.level)
-        result.summary_url = self._write_summary(self.sealed(summary_body(data, facts)))
+        result.summary_url = self._write_summary(self.sealed(summary_body(data, facts, self.forge.max_body)))
         return result
 
     def _not_on_a_line(self, finding: Finding, positions: Mapping[str, set[int]]) -> str | None:
@@ -151,7 +151,9 @@ class Delivery:
             elif len(fresh) >= limit:
                 elsewhere.append(Placed(finding, f"over the {limit} comments of a review"))
             else:
-                fresh.append(Comment(finding, mark, self.sealed(finding_body(finding, mark))))
+                fresh.append(Comment(finding, mark, self.sealed(finding_body(
+                    finding, mark, limit=self.forge.max_body,
+                    fence=self.forge.suggestion_fence))))
         return fresh
 
     def _post_inline(self, comments: list[Comment]) -> tuple[int, list[Placed]]:
@@ -194,7 +196,10 @@ class Delivery:
             match = finding_marker(comment.body)
             if not (match and self._ours(comment)):
                 continue
-            if match.group("state") == ";dismissed":
+            # A thread resolved while reviewbot still reports its finding: a person resolved
+            # it (reviewbot resolves only what is gone, and marks it so): a dismissal.
+            if match.group("state") == ";dismissed" or (
+                    match.group("state") is None and comment.resolved):
                 dismissed.add(match.group("fp"))
             elif match.group("state") is None:
                 ours.setdefault(match.group("fp"), comment)
@@ -262,7 +267,7 @@ class Delivery:
         answer is deleted again. Its URL."""
         # Redacted, then clipped (what the forge counts), then marked: the marker stays the
         # last line, and no value the pass masks can touch it.
-        body = reply_body(self.redact(text)[:MAX_BODY - 100], comment.id)
+        body = reply_body(self.redact(text)[:self.forge.max_body - 100], comment.id)
         found = self._reply_to(comment)
         if found is not None:
             return found.url

@@ -9,6 +9,9 @@ are in the report files):
 - `name`: the forge as people call it ("GitHub"), in the reasons the summary gives.
 - `change`: what the forge calls the change under review ("pull request", "merge request"),
   in the text reviewbot writes.
+- `max_body`: the longest body the forge takes (characters); every body is built within it.
+- `suggestion_fence(lines)`: the info string of the forge's suggestion block that replaces
+  that many lines, from the line an inline comment is on ("suggestion" on GitHub).
 - `login`: who reviewbot writes as. Every comment `post`/`reply` creates must come back under
   this login, else the caller raises `NotReviewbot`: a comment by any other author is never
   taken for reviewbot's, whatever markers it holds.
@@ -106,6 +109,11 @@ class Forge(Protocol):
 
     @property
     def change(self) -> str: ...
+
+    @property
+    def max_body(self) -> int: ...
+
+    def suggestion_fence(self, lines: int) -> str: ...
 
     @property
     def login(self) -> str: ...

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import partial, wraps
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
-from reviewbot.deliver.bodies import last_line, review_body, review_marker
+from reviewbot.deliver.bodies import MAX_BODY, github_fence, last_line, review_body, review_marker
 from reviewbot.deliver.forge import (
     MAX_REPOSITORY_COMMENTS,
     CommentKind,
@@ -136,6 +136,7 @@ class GithubForge:
     owners: set[str] = field(default_factory=set)
     name: str = "GitHub"
     change: str = "pull request"
+    max_body: int = MAX_BODY
     _pull: PullRequest | None = None
     _repo: Repository | None = None
     # The token's login: from /user, else `bot_login` (set by connect).
@@ -180,6 +181,9 @@ class GithubForge:
             self.connect()
         assert self._login is not None  # noqa: S101 (connect sets it or raises)
         return self._login
+
+    def suggestion_fence(self, lines: int) -> str:
+        return github_fence(lines)
 
     @neutral
     def pull_event(self, env: Mapping[str, str], event_name: str) -> PullRequestEvent:

@@ -31,11 +31,15 @@ class MemoryForge:
     login: str = BOT
     name: str = "Memory"
     change: str = "merge request"
+    max_body: int = 65_536
     stored: list[ForgeComment] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
 
     def may_write(self, login: str) -> bool:
         return login == "maintainer"
+
+    def suggestion_fence(self, lines: int) -> str:
+        return "suggestion"
 
     def lines(self) -> Mapping[str, set[int]]:
         return {}
