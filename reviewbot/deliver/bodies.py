@@ -5,9 +5,9 @@ reviewed, or the comment an answer answers. A marker counts only as the body's l
 exactly the form reviewbot writes, on a comment reviewbot wrote (`Delivery` checks the author):
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
 reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits the forge's limit
-(GitHub's 65,536 characters unless the forge says otherwise): the summary lists what could not go on a line by severity as far as it fits and
-counts the rest, then, collapsed, the findings below the inline level the same way; a
-suggestion is posted whole or not at all."""
+(GitHub's 65,536 characters unless the forge says otherwise): the summary lists what could
+not go on a line by severity as far as it fits and counts the rest, then, collapsed, the
+findings below the inline level the same way; a suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 

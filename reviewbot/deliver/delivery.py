@@ -12,8 +12,8 @@
   and resolves an earlier comment only when its finding is gone from the change as it now
   stands (wherever the finding is reported this time). A dismissed finding (marked so, or
   its thread resolved by a person on a forge that resolves threads) is never posted again,
-  and its thread is left as it is. An answer to a comment is written once even when two runs of the same event answer
-  at once: the later one deletes its own.
+  and its thread is left as it is. An answer to a comment is written once even when two
+  runs of the same event answer at once: the later one deletes its own.
 - Every body goes through the redaction pass before it is written, its marker (reviewbot's
   own last line) as written.
 """
@@ -118,7 +118,8 @@ class Delivery:
                              elsewhere=result.elsewhere, notes=notes,
                              dismissed=result.dismissed, below_level=result.below_level,
                              inline_level=self.inline.level)
-        result.summary_url = self._write_summary(self.sealed(summary_body(data, facts, self.forge.max_body)))
+        result.summary_url = self._write_summary(
+            self.sealed(summary_body(data, facts, self.forge.max_body)))
         return result
 
     def _not_on_a_line(self, finding: Finding, positions: Mapping[str, set[int]]) -> str | None:

@@ -101,7 +101,7 @@ def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, inli
 def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, str],
             notice: Notice, redact: Callable[[str], str]) -> bool:
     """SARIF, job summary, outputs, then the review; False when posting it failed."""
-    _replace(sarif, redact(render("sarif", data)) + "\n")
+    replace_file(sarif, redact(render("sarif", data)) + "\n")
     _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(redact(render("markdown", data))))
     counts = data.report.stats.findings
     _append(env.get("GITHUB_OUTPUT"), "".join(
@@ -112,9 +112,9 @@ def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, st
     return _post(run, data, notice) if run.delivery is not None else True
 
 
-def _replace(path: Path, text: str) -> None:
+def replace_file(path: Path, text: str) -> None:
     """Write a file in the workspace, which is the pull request's checkout: a new file renamed
-    over the name, so a `reviewbot.sarif` the pull request commits as a symlink (to
+    over the name, so a report file the change commits as a symlink (to
     `.git/config`, to a file in the runner's home) is replaced, never written through."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.unlink(missing_ok=True)
