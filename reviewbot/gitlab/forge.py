@@ -92,7 +92,7 @@ class _File:
 class GitlabForge:
     token: str
     pipeline: MergeRequestPipeline
-    sleep: Callable[[float], None] = time.sleep
+    sleep: Callable[[float], None] = field(default=lambda seconds: time.sleep(seconds))
     notice: Callable[[str], None] = lambda message: None
     name: str = "GitLab"
     change: str = "merge request"
