@@ -29,9 +29,9 @@ from reviewbot.report.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
+    from reviewbot.deliver.delivery import Inline
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
-    from reviewbot.github.poster import Inline
     from reviewbot.model import ModelSession
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
@@ -99,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _review_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", choices=("staged", "working", "pr", "github"),
+    parser.add_argument("--mode", choices=("staged", "working", "pr", "github", "gitlab"),
                         help="what to review (default: staged); github: the pull request "
-                             "of a GitHub Actions event")
+                             "of a GitHub Actions event; gitlab: the merge request of a "
+                             "GitLab CI merge request pipeline")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
@@ -118,7 +119,7 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="the repository config to use instead of .reviewbot.toml")
     _model_arguments(parser)
-    github = parser.add_argument_group("github mode")
+    github = parser.add_argument_group("github and gitlab modes")
     github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
                         help="pr-review (default): a review on the pull request, plus the "
                              "job summary and SARIF; summary or sarif: only those")
@@ -129,12 +130,15 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the lowest severity posted as an inline comment: error, "
                              "warning (default) or info; the findings below it are listed in "
                              "the summary comment, collapsed")
-    github.add_argument("--full", action="store_true",
+    github.add_argument("--full", "--full-review", dest="full", action="store_true",
                         help="ask the model about every unit again, ignoring the result cache "
                              "(every run reviews the whole pull request)")
     github.add_argument("--sarif", metavar="FILE", type=Path,
                         help="where the SARIF file goes (default: reviewbot.sarif in the "
                              "workspace)")
+    github.add_argument("--codequality", metavar="FILE", type=Path,
+                        help="gitlab mode: where the Code Quality report goes (default: "
+                             "gl-code-quality-report.json in CI_PROJECT_DIR)")
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -258,6 +262,8 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
+    if args.mode == "gitlab":
+        return _review_gitlab(args, repo, redactor, events)
     request = _request(args, repo, events)
     config = _with_flags(_load_config(repo, request, args, events), args, repo)
     if args.mode == "pr" and not args.pre_push and request.base:
@@ -274,12 +280,8 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     from reviewbot.github.action import prepare
     from reviewbot.github.event import CommentEvent, read_event
-    from reviewbot.github.poster import Inline
 
-    if args.max_comments is not None and args.max_comments < 0:
-        raise UsageError("--max-comments must be 0 or more.")
-    inline = Inline(max_comments=30 if args.max_comments is None else args.max_comments,
-                    level=args.inline_level or "warning")
+    inline = _inline(args)
     trigger = read_event(os.environ)
     if isinstance(trigger, CommentEvent):
         return _answer_github(args, repo, redactor, events, trigger, inline)
@@ -288,6 +290,35 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     if args.full:  # every run reviews the whole pull request; --full also asks the model anew
         args.no_cache = True
     return _deliver_github(args, repo, redactor, events, run)
+
+
+def _inline(args: argparse.Namespace) -> Inline:
+    from reviewbot.deliver.delivery import Inline
+
+    if args.max_comments is not None and args.max_comments < 0:
+        raise UsageError("--max-comments must be 0 or more.")
+    return Inline(max_comments=30 if args.max_comments is None else args.max_comments,
+                  level=args.inline_level or "warning")
+
+
+def _review_gitlab(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                   events: Events) -> int:
+    """A GitLab merge request pipeline: the Code Quality report, then the review posted. The
+    exit code follows the findings; 3 when GitLab kept failing or refused the post."""
+    from reviewbot.gitlab.action import default_codequality, deliver, prepare
+    from reviewbot.gitlab.ci import read_pipeline
+
+    inline = _inline(args)
+    pipeline = read_pipeline(os.environ)
+    redact = _github_redact(redactor)
+    run = prepare(pipeline, os.environ, inline, events.notice, redact)
+    if args.full:  # every run reviews the whole merge request; --full also asks the model anew
+        args.no_cache = True
+    done = _github_review(args, repo, redactor, events, run.request, pipeline.base_sha)
+    posted = deliver(run, done.data, args.codequality or default_codequality(pipeline),
+                     events.notice, redact)
+    code = _print_report(done.outcome, done.config, args, redactor, events)
+    return code if posted else EXIT_INTERNAL
 
 
 def _github_redact(redactor: Redactor) -> Callable[[str], str]:
@@ -304,16 +335,16 @@ class _GithubReview:
 
 
 def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
-                   events: Events, run: GithubRun) -> _GithubReview:
+                   events: Events, request: ChangeRequest, base_sha: str) -> _GithubReview:
+    """The change reviewed, its config read at the base (forge modes)."""
     from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
 
-    config = _with_flags(_load_config(repo, run.request, args, events, run.event.base_sha),
-                         args, repo)
+    config = _with_flags(_load_config(repo, request, args, events, base_sha), args, repo)
     session = None if args.offline else _session(config, events, redactor, "github")
     cache = _cache(args, repo, session, events)
     with _progress(events, args):
-        outcome = run_review(repo, run.request, config,
+        outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
                              redactor, cache, args.keep_context)
     return _GithubReview(outcome, config, _report_input(outcome, args), session, cache)
@@ -323,7 +354,8 @@ def _deliver_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                     events: Events, run: GithubRun) -> int:
     from reviewbot.github.action import default_sarif, deliver
 
-    done = _github_review(args, repo, redactor, events, run)
+    done = _github_review(args, repo, redactor, events, run.request,
+                          run.event.base_sha)
     posted = deliver(run, done.data, args.sarif or default_sarif(os.environ), os.environ,
                      events.notice, _github_redact(redactor))
     code = _print_report(done.outcome, done.config, args, redactor, events)
@@ -334,16 +366,18 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, trigger: CommentEvent, inline: Inline) -> int:
     """A comment that talks to reviewbot: answered, or the review it asks for. The exit code
     is 0 unless GitHub could not be written to (3), or, for `review`, by the findings."""
+    from reviewbot.deliver.conversation import Answered
     from reviewbot.github import conversation
     from reviewbot.github.action import prepare
 
     redact = _github_redact(redactor)
-    talk = conversation.start(trigger, os.environ, inline, events.notice, redact)
-    if isinstance(talk, conversation.Answered):
-        return EXIT_CLEAN if talk.ok else EXIT_INTERNAL
-    _fetch_pull(repo, talk.pull, events)
-    run = prepare(talk.pull, os.environ, "pr-review", inline, events.notice, redact,
-                  poster=talk.poster)
+    asked = conversation.start(trigger, os.environ, inline, events.notice, redact)
+    if isinstance(asked, Answered):
+        return EXIT_CLEAN if asked.ok else EXIT_INTERNAL
+    talk = asked.talk
+    _fetch_pull(repo, asked.pull, events)
+    run = prepare(asked.pull, os.environ, "pr-review", inline, events.notice, redact,
+                  delivery=talk.delivery)
     if talk.command.name == "ignore":
         config = _load_config(repo, run.request, args, events, run.event.base_sha)
         done = conversation.dismiss(talk, config.dismissals_to_propose, events.notice)
@@ -353,7 +387,8 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         code = _deliver_github(args, repo, redactor, events, run)
         ok = conversation.confirm_review(talk, events.notice)
         return code if ok else EXIT_INTERNAL
-    reviewed = _github_review(args, repo, redactor, events, run)
+    reviewed = _github_review(args, repo, redactor, events, run.request,
+                          run.event.base_sha)
     answered = conversation.explain(talk, reviewed.data, events.notice,
                                     _asker(repo, reviewed))
     return EXIT_CLEAN if answered else EXIT_INTERNAL
@@ -520,9 +555,11 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
                       "the working tree)"),
     "include_untracked": (("working",), "--include-untracked is for --mode working"),
     "reporter": (("github",), "--reporter is for --mode github"),
-    "max_comments": (("github",), "--max-comments is for --mode github"),
-    "inline_level": (("github",), "--inline-level is for --mode github"),
-    "full": (("github",), "--full is for --mode github"),
+    "max_comments": (("github", "gitlab"), "--max-comments is for --mode github and gitlab"),
+    "inline_level": (("github", "gitlab"), "--inline-level is for --mode github and gitlab"),
+    "full": (("github", "gitlab"), "--full is for --mode github and gitlab"),
+    "codequality": (("gitlab",), "--codequality is for --mode gitlab (elsewhere: --format "
+                                 "codequality)"),
     "sarif": (("github",), "--sarif is for --mode github (elsewhere: --format sarif)"),
 }
 

@@ -1,4 +1,4 @@
-"""A real HTTP server on 127.0.0.1 speaking the GitHub REST routes the poster uses, held to
+"""A real HTTP server on 127.0.0.1 speaking the GitHub REST routes the adapter uses, held to
 GitHub's published contract.
 
 Real PyGithub points at it with `base_url`; every `url` in its answers points back at it.

@@ -20,17 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from reviewbot.deliver.delivery import Delivery, Inline, PostResult
+from reviewbot.deliver.forge import DeliveryFailed, ReadOnly
 from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
-from reviewbot.github.poster import (
-    DEFAULT_BOT_LOGIN,
-    Inline,
-    Poster,
-    PostingFailed,
-    PostResult,
-    ReadOnlyToken,
-    Refused,
-)
+from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
 from reviewbot.report import ReportInput, counted, render
 from reviewbot.schema import ChangeRequest
 
@@ -50,7 +44,8 @@ MAX_JOB_SUMMARY = 1_000_000
 class GithubRun:
     event: PullRequestEvent
     request: ChangeRequest
-    poster: Poster | None
+    # Posts the review (None: the reporter, or the token, says there is no review to post).
+    delivery: Delivery | None
     notes: list[str] = field(default_factory=list)
 
 
@@ -64,25 +59,26 @@ def bot_login_of(env: Mapping[str, str]) -> str:
     return (env.get("REVIEWBOT_BOT_LOGIN") or "").strip() or DEFAULT_BOT_LOGIN
 
 
-def new_poster(event: PullRequestEvent, token: str, inline: Inline, notice: Notice,
-               redact: Callable[[str], str], bot_login: str = DEFAULT_BOT_LOGIN) -> Poster:
+def new_forge(event: PullRequestEvent, token: str, notice: Notice,
+              bot_login: str = DEFAULT_BOT_LOGIN) -> GithubForge:
+    """The event's pull request on GitHub, as a forge (it connects on first use)."""
     if importlib.util.find_spec("github") is None:
         raise UsageError("--mode github posts reviews with PyGithub, which is not "
                          "installed: `pip install 'reviewbot[github]'` (the action "
                          "installs it), or pass --reporter summary.")
-    return Poster(token=token, event=event, inline=inline, bot_login=bot_login,
-                  seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
-                  seconds_between_writes=SECONDS_BETWEEN_WRITES, redact=redact, notice=notice)
+    return GithubForge(token=token, event=event, bot_login=bot_login, notice=notice,
+                       seconds_between_requests=SECONDS_BETWEEN_REQUESTS,
+                       seconds_between_writes=SECONDS_BETWEEN_WRITES)
 
 
 def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, inline: Inline,
             notice: Notice, redact: Callable[[str], str],
-            poster: Poster | None = None) -> GithubRun:
-    """The review of the event's pull request; `poster` when a command asked for it (its
-    connection is already open)."""
+            delivery: Delivery | None = None) -> GithubRun:
+    """The review of the event's pull request; `delivery` when a command asked for it (its
+    forge is already connected)."""
     token = token_of(env)
     run_notes: list[str] = []
-    if reporter == "pr-review" and poster is None:
+    if reporter == "pr-review" and delivery is None:
         # A fork's `pull_request` run has a read-only token (a command's `issue_comment` run
         # has the base repository's, and a read-only one is found out on writing).
         if event.from_fork and event.event_name == "pull_request":
@@ -92,19 +88,20 @@ def prepare(event: PullRequestEvent, env: Mapping[str, str], reporter: str, inli
             run_notes.append("no GitHub token (the github-token input, or GITHUB_TOKEN): "
                              "the findings are in the job summary and the SARIF file")
         else:
-            poster = new_poster(event, token, inline, notice, redact, bot_login_of(env))
+            forge = new_forge(event, token, notice, bot_login_of(env))
+            delivery = Delivery(forge, inline=inline, redact=redact)
     for note in run_notes:
         notice(note)
     request = ChangeRequest(mode="pr", base=event.base_sha, head=event.head_sha,
                             check_history=True)
     return GithubRun(event=event, request=request,
-                     poster=poster if reporter == "pr-review" else None, notes=run_notes)
+                     delivery=delivery if reporter == "pr-review" else None, notes=run_notes)
 
 
 def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, str],
             notice: Notice, redact: Callable[[str], str]) -> bool:
     """SARIF, job summary, outputs, then the review; False when posting it failed."""
-    _replace(sarif, redact(render("sarif", data)) + "\n")
+    replace_file(sarif, redact(render("sarif", data)) + "\n")
     _append(env.get("GITHUB_STEP_SUMMARY"), job_summary(redact(render("markdown", data))))
     counts = data.report.stats.findings
     _append(env.get("GITHUB_OUTPUT"), "".join(
@@ -112,12 +109,12 @@ def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, st
             ("errors", counts.get("error", 0)), ("warnings", counts.get("warning", 0)),
             ("infos", counts.get("info", 0)), ("findings", len(data.report.findings)),
             ("sarif", sarif.resolve()))))
-    return _post(run, data, notice) if run.poster is not None else True
+    return _post(run, data, notice) if run.delivery is not None else True
 
 
-def _replace(path: Path, text: str) -> None:
+def replace_file(path: Path, text: str) -> None:
     """Write a file in the workspace, which is the pull request's checkout: a new file renamed
-    over the name, so a `reviewbot.sarif` the pull request commits as a symlink (to
+    over the name, so a report file the change commits as a symlink (to
     `.git/config`, to a file in the runner's home) is replaced, never written through."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.unlink(missing_ok=True)
@@ -127,9 +124,10 @@ def _replace(path: Path, text: str) -> None:
 
 
 def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:
-    assert run.poster is not None  # noqa: S101 (deliver checks)
-    poster = run.poster
-    result = guarded(notice, "posting the review", lambda: poster.post(data, notes=run.notes))
+    assert run.delivery is not None  # noqa: S101 (deliver checks)
+    delivery = run.delivery
+    result = guarded(notice, "posting the review",
+                     lambda: delivery.post(data, run.event.head_sha, run.notes))
     if isinstance(result, PostResult):
         notice(f"review posted: {counted(result.posted, 'new comment')}, "
                f"{result.already_posted} already "
@@ -153,20 +151,15 @@ def guarded(notice: Notice, what: str, action: Callable[[], T],
     """What `action` returns, or FAILED (GitHub kept failing or could not be reached) or
     READ_ONLY (the token may not write here), each said by a notice (with `elsewhere`: where
     the findings still are)."""
-    from github import GithubException
-    from requests.exceptions import RequestException
-
     try:
         return action()
-    except ReadOnlyToken as exc:
+    except ReadOnly as exc:
         notice(f"the token cannot comment on this pull request ({exc})."
                + (" The findings are in the job summary and the SARIF file." if elsewhere
                   else ""))
         return READ_ONLY
-    except (PostingFailed, Refused, GithubException, RequestException) as exc:
-        why = (f"GitHub could not be reached ({type(exc).__name__})"
-               if isinstance(exc, RequestException) else str(exc))
-        notice(f"{what} failed: {why}.{elsewhere}")
+    except DeliveryFailed as exc:
+        notice(f"{what} failed: {exc}.{elsewhere}")
         return FAILED
 
 

@@ -4,7 +4,7 @@
 makes for `pull_request`) against its base, as GitHub's "Files changed" shows it. A comment
 event (`issue_comment` on a pull request, `pull_request_review_comment`) is someone talking to
 reviewbot: its comment is read here, as untrusted text, and answered by
-`reviewbot/github/conversation.py`.
+`reviewbot/github/conversation.py` (what to answer: `reviewbot/deliver/conversation.py`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.github.poster import Poster
+from reviewbot.github.forge import GithubForge
 from tests.conftest import GitFixture
 from tests.fake_github import FakeGitHub
 
@@ -94,9 +94,9 @@ def pull(repo: GitFixture, github: FakeGitHub, tmp_path: Path,
         monkeypatch.setenv(name, value)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_WRITES", 0)
     monkeypatch.setattr("reviewbot.github.action.SECONDS_BETWEEN_REQUESTS", 0)
-    monkeypatch.setattr("reviewbot.github.poster.GET_BACKOFF_S", 0)
-    monkeypatch.setattr("reviewbot.github.poster.TIMEOUT_S", 5)
+    monkeypatch.setattr("reviewbot.github.forge.GET_BACKOFF_S", 0)
+    monkeypatch.setattr("reviewbot.github.forge.TIMEOUT_S", 5)
     # Waits are recorded, not slept: the tests assert what GitHub's rules ask for.
-    monkeypatch.setattr("reviewbot.github.action.Poster",
-                        functools.partial(Poster, sleep=pr.waits.append))
+    monkeypatch.setattr("reviewbot.github.action.GithubForge",
+                        functools.partial(GithubForge, sleep=pr.waits.append))
     return pr

@@ -2,7 +2,7 @@
 
 The description is the part of npm `@octokit/openapi` (its generated description of the public
 API, a file in the package, read from disk and never fetched; the version pinned in .ci/run)
-that reviewbot's poster uses: its operations and every component
+that reviewbot's GitHub adapter uses: its operations and every component
 they reference, committed as `github-rest.json` beside this file so the contract holds on a
 machine without npm. `contract_test.py` extracts it again from the npm package when it is
 installed (CI installs it) and fails when the two differ. To regenerate after a version bump:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.github.commands import HELP, parse
-from reviewbot.github.conversation import NOT_ALLOWED
+from reviewbot.deliver.commands import HELP
+from reviewbot.deliver.conversation import NOT_ALLOWED
 from tests.conftest import GitFixture
 from tests.github.conftest import PullRequest
 
@@ -78,22 +78,6 @@ def finding_comment(pull: PullRequest) -> dict[str, Any]:
     [comment] = [c for c in pull.github.review_comments if "reviewbot:fp=" in c["body"]
                  and c["user"]["login"] == pull.github.login]
     return comment
-
-
-def test_the_command_line_is_read_and_nothing_else() -> None:
-    assert parse("thanks!\n/reviewbot ignore  it is a test fixture \nmore") == (
-        parse("/reviewbot ignore it is a test fixture"))
-    command = parse("/reviewbot ignore it is a test fixture")
-    assert command is not None and (command.name, command.argument) == (
-        "ignore", "it is a test fixture")
-    assert parse("please /reviewbot review") is None  # not at the start of a line
-    assert parse("> /reviewbot review\nquoted") is None
-    assert parse("/REVIEWBOT Review") == parse("/reviewbot review")
-    bare = parse("/reviewbot")
-    assert bare is not None and bare.name == "help"
-    odd = parse("/reviewbot frobnicate now")
-    assert odd is not None and (odd.name, odd.word) == ("unknown", "frobnicate")
-    assert len(parse("/reviewbot ignore " + "x" * 5000).argument) == 500  # type: ignore[union-attr]
 
 
 def test_help_is_answered_once(pull: PullRequest, monkeypatch: pytest.MonkeyPatch,

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
-from reviewbot.github import poster
-from reviewbot.github.comments import MAX_BODY, finding_body
-from reviewbot.schema import Finding
+from reviewbot.deliver.bodies import MAX_BODY
+from reviewbot.github import forge
 from tests.github.conftest import PullRequest
 
 AWS = "AKIAZ7Q2MXC5LFPN3WKB"
@@ -142,7 +141,7 @@ def test_the_search_for_refused_comments_is_bounded(
     pull.github.refuse_paths = {"app/evals.py"}
     assert review(pull, "--max-comments", "60") == 1
     writes = pull.github.count("POST", "/reviews$") + pull.github.count("DELETE")
-    assert writes <= poster.MAX_PROBE_WRITES + 2
+    assert writes <= forge.MAX_PROBE_WRITES + 2
     summary = pull.github.summary()["body"]
     assert "GitHub refused" in summary
     [posted] = pull.github.posted_reviews()
@@ -267,19 +266,3 @@ def test_without_pygithub_the_error_names_the_extra(
 
 
 # --- bodies ----------------------------------------------------------------------------------
-
-def _model_finding(replacement: str) -> Finding:
-    return Finding(file_path="app/run.py", start_line=5, end_line=5, severity="warning",
-                   category="bug", rule_id="model.bug", title="t", message="m",
-                   suggestion="use a list", source="model", replacement=replacement)
-
-
-def test_a_suggestion_is_posted_whole_or_not_at_all() -> None:
-    long_line = "    subprocess.run([" + ", ".join(f'"arg{n}"' for n in range(60)) + "])"
-    lines = "\n".join(f"{long_line}  # {n}" for n in range(30))
-    body = finding_body(_model_finding(lines), "f" * 32)
-    assert f"```suggestion\n{lines}\n```" in body and "more characters" not in body
-    huge = "\n".join("x = 1  # " + "y" * 3000 for _ in range(30))
-    body = finding_body(_model_finding(huge), "f" * 32)
-    assert "```suggestion" not in body and "too long for a comment" in body
-    assert len(body) <= MAX_BODY

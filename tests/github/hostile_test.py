@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from reviewbot.cli import main
-from reviewbot.github.commands import HELP, parse
+from reviewbot.deliver.commands import HELP, parse
 from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
 from tests.github.conftest import PullRequest
 from tests.github.conversation_test import (

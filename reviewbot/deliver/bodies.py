@@ -2,17 +2,17 @@
 summary comment. Every body ends with a hidden marker on a line of its own, so a later run
 finds its own comments: the finding's fingerprint, the summary with the head commit it
 reviewed, or the comment an answer answers. A marker counts only as the body's last line, in
-exactly the form reviewbot writes, on a comment reviewbot wrote (`Poster` checks the author):
+exactly the form reviewbot writes, on a comment reviewbot wrote (`Delivery` checks the author):
 marker text anywhere else (quoted code, a suggestion, a model's words) is nothing. Everything
-reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits GitHub's 65,536
-characters: the summary lists what could not go on a line by severity as far as it fits and
-counts the rest, then, collapsed, the findings below the inline level the same way; a
-suggestion is posted whole or not at all."""
+reviewbot quotes is made inert (`reviewbot.report.markup`). Every body fits the forge's limit
+(GitHub's 65,536 characters unless the forge says otherwise): the summary lists what could
+not go on a line by severity as far as it fits and counts the rest, then, collapsed, the
+findings below the inline level the same way; a suggestion is posted whole or not at all."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.report import ReportInput, counted, display_path
@@ -76,7 +76,15 @@ class Placed:
     reason: str
 
 
-def finding_body(finding: Finding, fingerprint: str) -> str:
+def github_fence(lines: int) -> str:
+    """GitHub's suggestion fence: the block replaces the lines the comment is on."""
+    return "suggestion"
+
+
+def finding_body(finding: Finding, fingerprint: str, *, limit: int = MAX_BODY,
+                 fence: Callable[[int], str] = github_fence) -> str:
+    """A finding's inline comment, within `limit` characters; `fence` is the forge's info
+    string for a suggestion block replacing that many lines from the comment's line on."""
     parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
              f"(`{finding.rule_id}`)", "", inert(finding.message)]
     if finding.suggestion:  # the model's words: never a suggestion block (only the checked fix)
@@ -89,8 +97,9 @@ def finding_body(finding: Finding, fingerprint: str) -> str:
         # "Commit suggestion" writes the block into the code: it is the whole fix or nothing.
         # The fix is verbatim (it is committed as shown); its fence is longer than any
         # backtick run in it, and marker text in it is not the body's last line.
-        block = code_block(finding.replacement.split("\n"), "suggestion", indent="")
-        if len("\n".join([*parts, "", block, *tail])) <= MAX_BODY - _MARGIN:
+        lines = finding.end_line - finding.start_line + 1
+        block = code_block(finding.replacement.split("\n"), fence(lines), indent="")
+        if len("\n".join([*parts, "", block, *tail])) <= limit - _MARGIN:
             parts += ["", block]
         else:
             parts += ["", "_A suggested fix is too long for a comment; it is in the SARIF "
@@ -104,11 +113,11 @@ def resolved_body(body: str, head_sha: str) -> str:
     return f"✅ **Resolved** in `{head_sha[:12]}`: reviewbot no longer reports this.\n\n{marked}"
 
 
-def dismissed_body(body: str, login: str, reason: str) -> str:
+def dismissed_body(body: str, login: str, reason: str, *, change: str) -> str:
     """A finding's comment dismissed by someone with write access, with their reason."""
     why = f": {inert_line(reason)}" if reason else " (no reason given)"
     return (f"🚫 **Dismissed** by {inert_line('@' + login)}{why}. reviewbot will not post it "
-            f"again on this pull request.\n\n{_with_state(body, ';dismissed')}")
+            f"again on this {change}.\n\n{_with_state(body, ';dismissed')}")
 
 
 def _with_state(body: str, state: str) -> str:
@@ -131,9 +140,9 @@ def review_body(count: int, nonce: str) -> str:
             f"has the rest.\n\n<!-- reviewbot:review {nonce} -->")
 
 
-def explanation(finding: Finding, data: ReportInput) -> str:
+def explanation(finding: Finding, data: ReportInput, *, change: str) -> str:
     """Why a finding is a problem, without a model: the rule's reasoning, the code it is
-    about and the fix."""
+    about and the fix; `change`: what the forge calls the change."""
     parts = [f"{ICON[finding.severity]} **{finding.severity}** {inert_line(finding.title)} "
              f"(`{finding.rule_id}`), {inline_code(display_path(finding.file_path))} "
              f"line {finding.start_line}" +
@@ -149,13 +158,15 @@ def explanation(finding: Finding, data: ReportInput) -> str:
         parts += ["", "**The code:**", quoted_code(code)]
     if finding.suggestion:
         parts += ["", f"**Fix:** {inert(finding.suggestion)}"]
-    parts += ["", "To dismiss it on this pull request: reply `/reviewbot ignore <reason>`."]
+    parts += ["", f"To dismiss it on this {change}: reply `/reviewbot ignore <reason>`."]
     return "\n".join(parts)
 
 
 @dataclass(frozen=True)
 class SummaryFacts:
     head_sha: str
+    # What the forge calls the change ("pull request").
+    change: str
     posted: int
     already_posted: int
     resolved: int
@@ -175,7 +186,7 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     counts = report.stats.findings
     stats = report.stats
     lines = ["## reviewbot", ""]
-    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole pull request): "
+    lines.append(f"Reviewed `{facts.head_sha[:12]}` (the whole {facts.change}): "
                  f"{counted(stats.units, 'unit')} in {counted(stats.files, 'file')} "
                  f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",

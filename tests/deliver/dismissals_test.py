@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewbot.github.dismissals import Dismissal, place_of, proposal
+from reviewbot.deliver.dismissals import Dismissal, place_of, proposal
 
 
 def test_the_kind_of_place_is_the_top_folder_or_the_extension() -> None:
