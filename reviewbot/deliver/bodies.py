@@ -177,6 +177,10 @@ class SummaryFacts:
     # Findings below the inline level: listed in the summary only, collapsed.
     below_level: Sequence[Placed] = ()
     inline_level: str = "warning"
+    # Where every finding is, and where every changed file is listed ("": nowhere else).
+    reports: str = ("the job summary, the SARIF file (the action's `sarif` output, for code "
+                    "scanning) and the run's artifacts")
+    files_listed: str = "the job summary"
 
 
 def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) -> str:
@@ -191,7 +195,8 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
-              f"{counts.get('info', 0)} |", "", *_walkthrough(data, limit // 2), ""]
+              f"{counts.get('info', 0)} |", "",
+              *_walkthrough(data, limit // 2, facts.files_listed), ""]
     dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
     lines.append(f"Inline: {counted(facts.posted, 'new comment')}, {facts.already_posted} already "
                  f"posted, {counted(facts.resolved, 'earlier comment')} resolved{dismissed}.")
@@ -202,10 +207,10 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
         lines += ["", "### Not on a line of the diff", ""]
         # What is below the inline level needs room for its heading and its end.
         budget = limit - _MARGIN - len("\n".join([*lines, *below, *marker]))
-        lines += _listed(facts.elsewhere, budget)
+        lines += _listed(facts.elsewhere, budget, facts.reports)
     if below:
         budget = limit - _MARGIN - len("\n".join([*lines, *below, *marker]))
-        lines += [*below[:-2], *_listed(facts.below_level, budget), *below[-2:]]
+        lines += [*below[:-2], *_listed(facts.below_level, budget, facts.reports), *below[-2:]]
     return "\n".join([*lines, *marker])
 
 
@@ -223,22 +228,23 @@ def _below_level(facts: SummaryFacts) -> list[str]:
             "</details>"]
 
 
-def _listed(placed: Sequence[Placed], budget: int) -> list[str]:
+def _listed(placed: Sequence[Placed], budget: int, reports: str) -> list[str]:
     """Findings as far as they fit in the budget, most severe first, then the rest counted."""
     items = [_summary_item(p) for p in placed]
     shown = _fitting(items, budget)
-    return items[:shown] + ([_the_rest(placed[shown:])] if shown < len(items) else [])
+    return items[:shown] + ([_the_rest(placed[shown:], reports)] if shown < len(items) else [])
 
 
-def _walkthrough(data: ReportInput, budget: int) -> list[str]:
+def _walkthrough(data: ReportInput, budget: int, files_listed: str) -> list[str]:
     """The walkthrough within half the body, whole rows (a pull request of many files with
     long names must not push the summary past GitHub's limit)."""
     lines = walkthrough(data)
     shown = _fitting(lines, budget)
     if shown == len(lines):
         return lines
-    return [*lines[:shown], "", f"_{len(lines) - shown} more lines of the walkthrough do not fit "
-                                "in a comment: the job summary has every file._"]
+    rest = f"_{len(lines) - shown} more lines of the walkthrough do not fit in a comment"
+    return [*lines[:shown], "", f"{rest}: {files_listed} has every file._" if files_listed
+            else f"{rest}._"]
 
 
 def _fitting(items: Sequence[str], budget: int) -> int:
@@ -251,13 +257,11 @@ def _fitting(items: Sequence[str], budget: int) -> int:
     return len(items)
 
 
-def _the_rest(rest: Sequence[Placed]) -> str:
+def _the_rest(rest: Sequence[Placed], reports: str) -> str:
     by_severity = {level: sum(1 for p in rest if p.finding.severity == level)
                    for level in ("error", "warning", "info")}
     counted = ", ".join(f"{n} {level}" for level, n in by_severity.items() if n)
-    return (f"- … and {len(rest)} more not shown here ({counted}): every finding is in the "
-            "job summary, the SARIF file (the action's `sarif` output, for code scanning) and "
-            "the run's artifacts.")
+    return f"- … and {len(rest)} more not shown here ({counted}): every finding is in {reports}."
 
 
 def _summary_item(placed: Placed) -> str:

@@ -117,7 +117,8 @@ class Delivery:
                              already_posted=result.already_posted, resolved=result.resolved,
                              elsewhere=result.elsewhere, notes=notes,
                              dismissed=result.dismissed, below_level=result.below_level,
-                             inline_level=self.inline.level)
+                             inline_level=self.inline.level, reports=self.forge.reports,
+                             files_listed=self.forge.files_listed)
         result.summary_url = self._write_summary(
             self.sealed(summary_body(data, facts, self.forge.max_body)))
         return result

@@ -113,6 +113,17 @@ class Forge(Protocol):
     @property
     def max_body(self) -> int: ...
 
+    @property
+    def reports(self) -> str:
+        """Where every finding is when a comment cannot hold them all (the job summary...)."""
+        ...
+
+    @property
+    def files_listed(self) -> str:
+        """Where every changed file is listed when the walkthrough does not fit; "" when
+        nowhere else."""
+        ...
+
     def suggestion_fence(self, lines: int) -> str: ...
 
     @property

@@ -137,6 +137,9 @@ class GithubForge:
     name: str = "GitHub"
     change: str = "pull request"
     max_body: int = MAX_BODY
+    reports: str = ("the job summary, the SARIF file (the action's `sarif` output, for code "
+                    "scanning) and the run's artifacts")
+    files_listed: str = "the job summary"
     _pull: PullRequest | None = None
     _repo: Repository | None = None
     # The token's login: from /user, else `bot_login` (set by connect).

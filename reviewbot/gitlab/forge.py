@@ -97,6 +97,9 @@ class GitlabForge:
     name: str = "GitLab"
     change: str = "merge request"
     max_body: int = MAX_BODY
+    reports: str = ("the job's log, the Code Quality report (the merge request's widget) and "
+                    "the run's artifacts")
+    files_listed: str = ""
     _client: Any = None
     _login: str | None = None
     _web_url: str = ""

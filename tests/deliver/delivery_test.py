@@ -32,6 +32,8 @@ class MemoryForge:
     name: str = "Memory"
     change: str = "merge request"
     max_body: int = 65_536
+    reports: str = "the log"
+    files_listed: str = ""
     stored: list[ForgeComment] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
 
