@@ -129,10 +129,11 @@ def hook_entry() -> list[str]:
 @pytest.mark.parametrize("offline", [False, True])
 def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: bool) -> None:
     """The hook as shipped (no --offline), with no model configured, must not pay for
-    importing openai (~0.8 s), PyGithub or pydantic (~0.12 s), a repository config file
-    included."""
+    importing openai (~0.8 s), PyGithub, python-gitlab or pydantic (~0.12 s), a repository
+    config file included."""
     # All are installed, so only reviewbot's own discipline keeps them out.
     assert importlib.util.find_spec("openai") and importlib.util.find_spec("github")
+    assert importlib.util.find_spec("gitlab")
     assert importlib.util.find_spec("pydantic")
     repo.write(".reviewbot.toml", '[limits]\ntimeout_s = 20\n[[path_instructions]]\n'
                'path = "*.py"\ninstructions = "check shell calls"\n')
@@ -145,8 +146,8 @@ def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: 
         "import atexit, sys\n"
         "def heavy():\n"
         "    found = sorted(m for m in sys.modules\n"
-        "                   if m.split('.')[0] in ('openai', 'github', 'httpx2', 'pydantic',\n"
-        "                                          'requests'))\n"
+        "                   if m.split('.')[0] in ('openai', 'github', 'gitlab', 'httpx2',\n"
+        "                                          'pydantic', 'requests'))\n"
         "    print('HEAVY', found, file=sys.stderr)\n"
         "atexit.register(heavy)\n"
         f"sys.argv = {argv!r}\n"
