@@ -14,7 +14,6 @@ code 3, with everything else written.
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
 from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
 from reviewbot.report import ReportInput, counted, render
+from reviewbot.run.artifacts import replace_file
 from reviewbot.schema import ChangeRequest
 
 REPORTERS = ("pr-review", "summary", "sarif")
@@ -110,17 +110,6 @@ def deliver(run: GithubRun, data: ReportInput, sarif: Path, env: Mapping[str, st
             ("infos", counts.get("info", 0)), ("findings", len(data.report.findings)),
             ("sarif", sarif.resolve()))))
     return _post(run, data, notice) if run.delivery is not None else True
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Write a file in the workspace, which is the pull request's checkout: a new file renamed
-    over the name, so a report file the change commits as a symlink (to
-    `.git/config`, to a file in the runner's home) is replaced, never written through."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.unlink(missing_ok=True)
-    with temporary.open("x", encoding="utf-8") as out:
-        out.write(text)
-    temporary.replace(path)
 
 
 def _post(run: GithubRun, data: ReportInput, notice: Notice) -> bool:

@@ -14,10 +14,10 @@ from pathlib import Path
 from reviewbot.deliver.delivery import Delivery, Inline, PostResult
 from reviewbot.deliver.forge import DeliveryFailed, ReadOnly
 from reviewbot.errors import UsageError
-from reviewbot.github.action import replace_file
 from reviewbot.gitlab.ci import MergeRequestPipeline
 from reviewbot.gitlab.forge import GitlabForge
 from reviewbot.report import ReportInput, counted, render
+from reviewbot.run.artifacts import replace_file
 from reviewbot.schema import ChangeRequest
 
 Notice = Callable[[str], None]

@@ -275,6 +275,17 @@ def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
     return run_dir
 
 
+def replace_file(path: Path, text: str) -> None:
+    """Write a report file in the workspace, which is the reviewed change's checkout: a new
+    file renamed over the name, so a report file the change commits as a symlink (to
+    `.git/config`, to a file in the runner's home) is replaced, never written through."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)
+    with temporary.open("x", encoding="utf-8") as out:
+        out.write(text)
+    temporary.replace(path)
+
+
 def write_if_absent(target: Path, text: str) -> None:
     """Write a new file only where no file (or symlink) is: a committed `.gitignore` symlink
     is never followed out of the folder."""
