@@ -286,7 +286,7 @@ def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     if isinstance(trigger, CommentEvent):
         return _answer_github(args, repo, redactor, events, trigger, inline)
     run = prepare(trigger, os.environ, args.reporter or "pr-review", inline,
-                  events.notice, _github_redact(redactor))
+                  events.notice, _forge_redact(redactor))
     if args.full:  # every run reviews the whole pull request; --full also asks the model anew
         args.no_cache = True
     return _deliver_github(args, repo, redactor, events, run)
@@ -310,23 +310,23 @@ def _review_gitlab(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
     inline = _inline(args)
     pipeline = read_pipeline(os.environ)
-    redact = _github_redact(redactor)
+    redact = _forge_redact(redactor)
     run = prepare(pipeline, os.environ, inline, events.notice, redact)
     if args.full:  # every run reviews the whole merge request; --full also asks the model anew
         args.no_cache = True
-    done = _github_review(args, repo, redactor, events, run.request, pipeline.base_sha)
+    done = _forge_review(args, repo, redactor, events, run.request, pipeline.base_sha)
     posted = deliver(run, done.data, args.codequality or default_codequality(pipeline),
                      events.notice, redact)
     code = _print_report(done.outcome, done.config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
 
-def _github_redact(redactor: Redactor) -> Callable[[str], str]:
+def _forge_redact(redactor: Redactor) -> Callable[[str], str]:
     return lambda text: redactor.text(text, literal_bare_values=False)
 
 
 @dataclass(frozen=True)
-class _GithubReview:
+class _ForgeReview:
     outcome: ReviewOutcome
     config: Config
     data: ReportInput
@@ -334,8 +334,8 @@ class _GithubReview:
     cache: ResultCache | None
 
 
-def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
-                   events: Events, request: ChangeRequest, base_sha: str) -> _GithubReview:
+def _forge_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
+                   events: Events, request: ChangeRequest, base_sha: str) -> _ForgeReview:
     """The change reviewed, its config read at the base (forge modes)."""
     from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
@@ -347,17 +347,17 @@ def _github_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         outcome = run_review(repo, request, config,
                              config.output_dir or runs_folder(repo.root, None), events, session,
                              redactor, cache, args.keep_context)
-    return _GithubReview(outcome, config, _report_input(outcome, args), session, cache)
+    return _ForgeReview(outcome, config, _report_input(outcome, args), session, cache)
 
 
 def _deliver_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                     events: Events, run: GithubRun) -> int:
     from reviewbot.github.action import default_sarif, deliver
 
-    done = _github_review(args, repo, redactor, events, run.request,
+    done = _forge_review(args, repo, redactor, events, run.request,
                           run.event.base_sha)
     posted = deliver(run, done.data, args.sarif or default_sarif(os.environ), os.environ,
-                     events.notice, _github_redact(redactor))
+                     events.notice, _forge_redact(redactor))
     code = _print_report(done.outcome, done.config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
@@ -370,7 +370,7 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     from reviewbot.github import conversation
     from reviewbot.github.action import prepare
 
-    redact = _github_redact(redactor)
+    redact = _forge_redact(redactor)
     asked = conversation.start(trigger, os.environ, inline, events.notice, redact)
     if isinstance(asked, Answered):
         return EXIT_CLEAN if asked.ok else EXIT_INTERNAL
@@ -387,14 +387,14 @@ def _answer_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
         code = _deliver_github(args, repo, redactor, events, run)
         ok = conversation.confirm_review(talk, events.notice)
         return code if ok else EXIT_INTERNAL
-    reviewed = _github_review(args, repo, redactor, events, run.request,
+    reviewed = _forge_review(args, repo, redactor, events, run.request,
                           run.event.base_sha)
     answered = conversation.explain(talk, reviewed.data, events.notice,
                                     _asker(repo, reviewed))
     return EXIT_CLEAN if answered else EXIT_INTERNAL
 
 
-def _asker(repo: GitRepo, reviewed: _GithubReview) -> Ask | None:
+def _asker(repo: GitRepo, reviewed: _ForgeReview) -> Ask | None:
     """The model's answers about the reviewed change's findings; None without a model."""
     from reviewbot.repo.source import RepoSource
     from reviewbot.review.answer import asker
