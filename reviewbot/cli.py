@@ -341,7 +341,7 @@ def _forge_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     from reviewbot.run.pipeline import run_review
 
     config = _with_flags(_load_config(repo, request, args, events, base_sha), args, repo)
-    session = None if args.offline else _session(config, events, redactor, "github")
+    session = None if args.offline else _session(config, events, redactor, "pr")
     cache = _cache(args, repo, session, events)
     with _progress(events, args):
         outcome = run_review(repo, request, config,
