@@ -1,8 +1,8 @@
 """Which new-side lines a change's hunks cover, per file: what a finding may be anchored to.
 
 A line is *added* when the change wrote it, *covered* when it is added or a context line of
-a hunk (GitHub accepts review comments on both, on the RIGHT side). The verifier and the
-GitHub poster ask this index, never the diff text.
+a hunk (GitHub and GitLab take review comments on both). The verifier asks this index,
+never the diff text; a forge's adapter reads the lines it takes comments on from the forge.
 """
 
 from __future__ import annotations
