@@ -116,3 +116,25 @@ def test_a_thread_the_author_resolves_keeps_the_exit_code_and_the_report(
     assert review(pipeline) == 1
     assert ", 1 dismissed." in str(summaries(pipeline)[0]["body"])
     assert [i["check_name"] for i in report(tmp_path)] == ["python.shell-injection"]
+
+
+def test_notes_the_author_writes_with_reviewbots_markers_are_not_reviewbots(
+        pipeline: MergeRequest) -> None:
+    """Marker text in the author's own notes (a summary marker ending a note, a dismissed
+    marker ending a reply in reviewbot's thread) makes reviewbot forget nothing: its summary
+    is its own, its finding is not counted as dismissed, and nothing is posted twice."""
+    assert review(pipeline) == 1
+    [note] = diff_notes(pipeline)
+    fp = str(note["body"]).split("reviewbot:fp=")[1].split(" ")[0]
+    pipeline.gitlab.add_note_by("author", "ok\n<!-- reviewbot:summary head=0 -->")
+    thread = next(d for d in pipeline.gitlab.discussions if d["notes"][0] is note)
+    reply = pipeline.gitlab.add_note_by(
+        "author", f"fixed\n<!-- reviewbot:fp={fp};dismissed rule=python.shell-injection -->")
+    thread["notes"].append(reply)
+    pipeline.gitlab.discussions = [d for d in pipeline.gitlab.discussions
+                                   if d["notes"][0] is not reply]
+    assert review(pipeline) == 1
+    ours = [s for s in summaries(pipeline) if s["author"]["username"] == "reviewbot"]
+    assert len(ours) == 1 and "dismissed" not in str(ours[0]["body"])
+    assert "1 already posted" in str(ours[0]["body"])
+    assert len([n for n in diff_notes(pipeline) if n["author"]["username"] == "reviewbot"]) == 1
