@@ -18,6 +18,10 @@ points back at it. docs/GITLAB.md, "The test double", says which GitLab page eac
 - Notes: at most 1,000,000 characters; the author is the token's user; edited or deleted by
   their author only; system notes are listed with the rest and belong to no one who may edit
   them; a discussion is resolved by a Developer (or higher) or the merge request's author.
+- Quick actions: every note body written (created or edited) is read the way GitLab's
+  `Gitlab::QuickActions::Extractor` reads it (`quick_actions`), and each command it would run
+  is kept in `commands`: a `/merge` line in a note of a user who may merge merges. Stricter
+  than GitLab: every command name is known to every user (GitLab runs those the user may).
 - Auth: `PRIVATE-TOKEN` or `Authorization: Bearer` (a personal, project or OAuth token) names a
   user with a role; no token, an unknown one, or a CI job token (`JOB-TOKEN`: these routes do
   not accept one) is 401; a user who is no member sees 404 "Project Not Found".
@@ -54,6 +58,24 @@ MAX_BODY = 1_000_000
 PER_PAGE, MAX_PER_PAGE = 20, 100
 # Access levels, as the Members API names them.
 GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER = 10, 20, 30, 40, 50
+# Some of GitLab's quick action names ("GitLab quick actions"): what a note can make happen.
+QUICK_ACTIONS = ("approve", "unapprove", "merge", "assign", "unassign", "assign_reviewer",
+                 "reviewer", "request_review", "unassign_reviewer", "label", "unlabel",
+                 "relabel", "close", "reopen", "title", "milestone", "remove_milestone",
+                 "lock", "unlock", "draft", "ready", "rebase", "submit_review", "spend",
+                 "estimate", "due", "cc", "subscribe", "unsubscribe", "todo", "done",
+                 "target_branch", "copy_metadata", "award", "react", "shrug", "tableflip",
+                 "confidential", "duplicate", "relate", "severity", "status", "q")
+# GitLab's extractor (lib/gitlab/quick_actions/extractor.rb): a command is a line that starts
+# with `/name`, unless it is inside a ``` block, an HTML block or a >>> quote as its regular
+# expression finds them (a block ends at the first line that is only its fence).
+_QUICK_ACTION = re.compile(r"""
+      (?P<code>^```.+?\n```$)
+    | (?P<html>^<[^>]+?>\n.+?\n</[^>]+?>$)
+    | (?P<quote>^>>>.+?\n>>>$)
+    | (?:^/(?P<cmd>""" + "|".join(sorted(QUICK_ACTIONS, key=len, reverse=True)) + r""")
+         (?:[ ](?P<arg>[^\n]*))?(?:\s*\n|$))
+""", re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
 LINE_CODE = {"line_code": ["can't be blank", "must be a valid line code"]}
 Answer = tuple[int, Any, dict[str, str]]
 
@@ -147,6 +169,8 @@ class FakeGitLab:
     writes: list[Request] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    # (username, "/command argument") for every quick action a written note would run.
+    commands: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1000)
@@ -392,6 +416,8 @@ class FakeGitLab:
     def _note(self, body: str, author: User, *, system: bool = False, kind: str | None = None,
               position: dict[str, Any] | None = None) -> dict[str, Any]:
         resolvable = kind is not None
+        if not system:
+            self._run_quick_actions(body, author)
         return {"id": next(self._ids), "type": kind, "body": body, "attachment": None,
                 "author": self._user(author), "created_at": _now(), "updated_at": _now(),
                 "system": system, "noteable_id": 7000 + self.iid,
@@ -400,6 +426,9 @@ class FakeGitLab:
                 "resolvable": resolvable, "resolved": False if resolvable else None,
                 "resolved_by": None, "resolved_at": None, "confidential": False,
                 "internal": False, "imported": False, "imported_from": "none"}
+
+    def _run_quick_actions(self, body: str, author: User) -> None:
+        self.commands += [(author.username, command) for command in quick_actions(body)]
 
     def _discussion(self, notes: list[dict[str, Any]], individual: bool) -> dict[str, Any]:
         digest = hashlib.sha1(str(next(self._ids)).encode()).hexdigest()  # noqa: S324
@@ -488,6 +517,7 @@ class FakeGitLab:
         if "body" in p:
             if problem := _body_problem(p["body"]):
                 return (*contract.note_invalid(problem), {})
+            self._run_quick_actions(p["body"], u)
             note["body"] = p["body"]
             note["updated_at"] = _now()
         return 200, note, {}
@@ -625,6 +655,12 @@ _MR_ROUTES: dict[tuple[str, str], Callable[..., Answer]] = {
     ("PUT", "/discussions/:discussion_id/notes/:note_id"): FakeGitLab._edit_note,
     ("DELETE", "/discussions/:discussion_id/notes/:note_id"): FakeGitLab._delete_note,
 }
+
+
+def quick_actions(body: str) -> list[str]:
+    """The quick actions GitLab would run for a note's body ("/merge", "/label ~x")."""
+    return [f"/{found['cmd']} {found['arg'] or ''}".strip()
+            for found in _QUICK_ACTION.finditer(body) if found["cmd"]]
 
 
 def _body(raw: bytes, content_type: str) -> tuple[dict[str, Any], str]:

@@ -16,7 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.report import ReportInput, counted, display_path
-from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
+from reviewbot.report.markup import (
+    code_block,
+    inert,
+    inert_line,
+    inline_code,
+    quoted_code,
+    runs_as_command,
+)
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
 
@@ -98,8 +105,14 @@ def finding_body(finding: Finding, fingerprint: str, *, limit: int = MAX_BODY,
         # The fix is verbatim (it is committed as shown); its fence is longer than any
         # backtick run in it, and marker text in it is not the body's last line.
         lines = finding.end_line - finding.start_line + 1
-        block = code_block(finding.replacement.split("\n"), fence(lines), indent="")
-        if len("\n".join([*parts, "", block, *tail])) <= limit - _MARGIN:
+        fix = finding.replacement.split("\n")
+        block = code_block(fix, fence(lines), indent="")
+        if runs_as_command(fix):
+            # GitLab would run it as a quick action (its reading of a block can end at a
+            # fence line inside it): the fix cannot be quoted verbatim.
+            parts += ["", "_The suggested fix has a line starting with `/`, which GitLab "
+                          "reads as a command in a note; it is not shown._"]
+        elif len("\n".join([*parts, "", block, *tail])) <= limit - _MARGIN:
             parts += ["", block]
         else:
             parts += ["", "_A suggested fix is too long for a comment; it is in the SARIF "

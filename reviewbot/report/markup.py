@@ -6,8 +6,13 @@ could otherwise ping people (`@user`, `@org/team`, and the look-alikes: `&#64;`,
 the fullwidth and small at signs), post a committable ```` ```suggestion ```` block, raw
 HTML (`<img>`, `<details>`, an HTML comment passing for one of reviewbot's markers), an image
 or a link, a `/reviewbot` command line, a reference that shows up in another issue's
-timeline (`#12`), or end a table's cell. `inert` and `inert_line` keep the words readable
-and take all of that away: a zero-width space after the character that would start it.
+timeline (`#12`), or end a table's cell. GitLab renders a note as GitLab Flavored Markdown
+and reads it for quick actions: a line that starts with `/merge`, `/approve` or `/assign` runs
+as reviewbot's token user, and `!45`, `~label`, `%milestone`, `$12` and `&3` are references.
+`inert` and `inert_line` keep the words readable and take all of that away: a zero-width space
+after the character that would start it. Quoted code keeps its characters, but no line of it
+starts with a `/` GitLab could read as a command (GitLab's extractor skips only the ``` blocks
+its own regular expression finds, and a quoted ``` line ends one there).
 """
 
 from __future__ import annotations
@@ -24,7 +29,12 @@ _ATS = ("@", "\uff20", "\ufe6b")
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 _FENCE_LINE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _COMMAND = re.compile(r"/(?=reviewbot)", re.IGNORECASE)
-_REFERENCE = re.compile(r"#(?=[0-9])")
+# GitHub's `#12`; GitLab's `!45` (merge request), `$12` (snippet), `~label` and `~"a label"`,
+# `%milestone` (`&3`, an epic, loses its `&` with the HTML entities).
+_REFERENCE = re.compile(r"[#!$](?=[0-9])|[~%](?=[\w\"])")
+# A line GitLab runs as a quick action starts with `/` and the command's name; whitespace
+# before it is broken too, whatever a renderer strips.
+_QUICK_ACTION = re.compile(r"^(\s*)/(?=\w)")
 # What GFM links by itself: a scheme's `://`, `www.`, and `GH-12` references (the last
 # character of each is split from the rest). `[a]: url` definitions are split at `]:`.
 _AUTOLINK = re.compile(r"://|(?i:www)\.|(?i:\bGH)-(?=[0-9])")
@@ -56,8 +66,8 @@ def quoted_code(lines: list[str], info: str = "", indent: str = "") -> str:
     """Code reviewbot quotes (never a suggestion to commit): a fenced block whose fence
     holds it, with no HTML comment or `/reviewbot` line in it that a reader of the body could
     take for reviewbot's (the characters look the same)."""
-    safe = [_COMMAND.sub("/" + _BREAK, _MARKER.sub("<" + _BREAK + "!--", visible(line)))
-            for line in lines]
+    safe = [_QUICK_ACTION.sub(r"\1/" + _BREAK, _COMMAND.sub(
+        "/" + _BREAK, _MARKER.sub("<" + _BREAK + "!--", visible(line)))) for line in lines]
     return code_block(safe, _language(info), indent=indent)
 
 
@@ -96,10 +106,17 @@ def _prose(line: str) -> str:
     for at in _ATS:
         text = text.replace(at, at + _BREAK)
     text = _FENCE_RUN.sub(lambda run: _BREAK.join(run.group()), text)
-    text = _COMMAND.sub("/" + _BREAK, _REFERENCE.sub("#" + _BREAK, text))
+    text = _COMMAND.sub("/" + _BREAK, _REFERENCE.sub(lambda ref: ref.group() + _BREAK, text))
+    text = _QUICK_ACTION.sub(r"\1/" + _BREAK, text)
     text = _AUTOLINK.sub(lambda found: found.group()[:-1] + _BREAK + found.group()[-1], text)
     return (text.replace("![", "!" + _BREAK + "[").replace("](", "]" + _BREAK + "(")
             .replace("]:", "]" + _BREAK + ":"))
+
+
+def runs_as_command(lines: list[str]) -> bool:
+    """Whether a line would start a quick action if GitLab read it outside a code block: such
+    lines cannot be quoted verbatim (a suggestion to commit) in a note."""
+    return any(_QUICK_ACTION.match(line) for line in lines)
 
 
 def _language(info: str) -> str:

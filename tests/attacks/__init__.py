@@ -11,6 +11,8 @@ By who attacks:
   output folder: tests/cli_test.py, tests/config_test.py and
   tests/github/config_at_base_test.py (where their fixtures are);
 - a commenter, another bot and the model, on a pull request: tests/github/hostile_test.py;
+- the merge request's author and the model, on GitLab (quick actions, references, resolved
+  threads): tests/gitlab/hostile_test.py;
 - the model and the repository, against the review agent's sandbox:
   tests/review/hostile_test.py.
 """
@@ -91,4 +93,10 @@ QUIETENINGS: dict[str, str] = {
         "test_a_pull_request_cannot_rewrite_the_actions_config_file",
     "output_dir in a git directory":
         "../cli_test.py::test_the_repository_config_cannot_put_run_folders_in_git",
+    # deliver/delivery.py `_our_finding_comments`: on GitLab, a resolved thread is a dismissal,
+    # and the merge request's author may resolve one: it stops the comment, not the exit code
+    # or the Code Quality report.
+    "a thread the merge request's author resolves":
+        "../gitlab/hostile_test.py::"
+        "test_a_thread_the_author_resolves_keeps_the_exit_code_and_the_report",
 }
