@@ -115,8 +115,8 @@ def finding_body(finding: Finding, fingerprint: str, *, limit: int = MAX_BODY,
         elif len("\n".join([*parts, "", block, *tail])) <= limit - _MARGIN:
             parts += ["", block]
         else:
-            parts += ["", "_A suggested fix is too long for a comment; it is in the SARIF "
-                          "file._"]
+            parts += ["", "_A suggested fix is too long for a comment; it is in the run's "
+                          "report files (SARIF, JSON)._"]
     return "\n".join([*parts, *tail])
 
 
