@@ -187,6 +187,8 @@ class SummaryFacts:
     notes: Sequence[str] = ()
     # Findings someone dismissed on this pull request (not posted again).
     dismissed: int = 0
+    # Who resolved the dismissed findings' threads, when the forge says.
+    dismissed_by: Sequence[str] = ()
     # Findings below the inline level: listed in the summary only, collapsed.
     below_level: Sequence[Placed] = ()
     inline_level: str = "warning"
@@ -210,7 +212,9 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
               f"{counts.get('info', 0)} |", "",
               *_walkthrough(data, limit // 2, facts.files_listed), ""]
-    dismissed = f", {facts.dismissed} dismissed" if facts.dismissed else ""
+    by = ", ".join(inline_code(login) for login in facts.dismissed_by)
+    dismissed = (f", {facts.dismissed} dismissed" + (f" (threads resolved by {by})" if by else "")
+                 if facts.dismissed else "")
     lines.append(f"Inline: {counted(facts.posted, 'new comment')}, {facts.already_posted} already "
                  f"posted, {counted(facts.resolved, 'earlier comment')} resolved{dismissed}.")
     lines += [f"> {inert_line(note)}" for note in facts.notes]

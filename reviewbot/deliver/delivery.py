@@ -62,6 +62,9 @@ class PostResult:
     already_posted: int = 0
     resolved: int = 0
     dismissed: int = 0
+    # Who resolved reviewbot's threads of standing findings (a forge where resolving is the
+    # dismissal: the change's own author may).
+    dismissed_by: set[str] = field(default_factory=set)
     elsewhere: list[Placed] = field(default_factory=list)
     # Below the inline level: in the summary only (with a reason when not on a line either).
     below_level: list[Placed] = field(default_factory=list)
@@ -116,7 +119,9 @@ class Delivery:
                              posted=result.posted,
                              already_posted=result.already_posted, resolved=result.resolved,
                              elsewhere=result.elsewhere, notes=notes,
-                             dismissed=result.dismissed, below_level=result.below_level,
+                             dismissed=result.dismissed,
+                             dismissed_by=sorted(result.dismissed_by),
+                             below_level=result.below_level,
                              inline_level=self.inline.level, reports=self.forge.reports,
                              files_listed=self.forge.files_listed)
         result.summary_url = self._write_summary(
@@ -136,7 +141,7 @@ class Delivery:
         return None
 
     def _fresh(self, placed: list[tuple[Finding, str]], ours: Mapping[str, ForgeComment],
-               dismissed: set[str], result: PostResult,
+               dismissed: Mapping[str, str], result: PostResult,
                elsewhere: list[Placed]) -> list[Comment]:
         """The comments to post: the findings at the inline level that have none yet, up to
         max_comments (the rest go to `elsewhere`; those below the level, to the result's
@@ -146,6 +151,7 @@ class Delivery:
         for finding, mark in placed:
             if mark in dismissed:
                 result.dismissed += 1
+                result.dismissed_by.update(filter(None, [dismissed[mark]]))
             elif mark in ours:
                 result.already_posted += 1
             elif not self.inline.takes(finding):
@@ -189,11 +195,11 @@ class Delivery:
         comments are theirs)."""
         return self._ours(comment) and marked(comment.body)
 
-    def _our_finding_comments(self) -> tuple[dict[str, ForgeComment], set[str]]:
+    def _our_finding_comments(self) -> tuple[dict[str, ForgeComment], dict[str, str]]:
         """fingerprint -> reviewbot's open (not resolved, not dismissed) finding comment, and
-        the fingerprints dismissed on this change."""
+        fingerprint -> who dismissed it on this change ("" when the forge does not say)."""
         ours: dict[str, ForgeComment] = {}
-        dismissed: set[str] = set()
+        dismissed: dict[str, str] = {}
         for comment in self.forge.comments("inline"):
             match = finding_marker(comment.body)
             if not (match and self._ours(comment)):
@@ -202,7 +208,7 @@ class Delivery:
             # it (reviewbot resolves only what is gone, and marks it so): a dismissal.
             if match.group("state") == ";dismissed" or (
                     match.group("state") is None and comment.resolved):
-                dismissed.add(match.group("fp"))
+                dismissed.setdefault(match.group("fp"), comment.resolved_by)
             elif match.group("state") is None:
                 ours.setdefault(match.group("fp"), comment)
         return {fp: c for fp, c in ours.items() if fp not in dismissed}, dismissed

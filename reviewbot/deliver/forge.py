@@ -89,6 +89,8 @@ class ForgeComment:
     path: str | None = None
     thread: int | None = None
     resolved: bool = False
+    # Who resolved its thread, when the forge says ("": nobody, or not said).
+    resolved_by: str = ""
     # The change a repository-wide inline comment is on.
     change: int | None = None
 

@@ -205,7 +205,9 @@ class GitlabForge:
             author=str((note.get("author") or {}).get("username") or ""),
             body=str(note.get("body") or ""), url=f"{self._web_url}#note_{note['id']}",
             path=str(position.get("new_path")) if position else None, thread=thread,
-            resolved=bool(note.get("resolved")), change=self.pipeline.iid)
+            resolved=bool(note.get("resolved")),
+            resolved_by=str((note.get("resolved_by") or {}).get("username") or ""),
+            change=self.pipeline.iid)
 
     def _ours_ending(self, inline: bool, body: str) -> dict[str, Any] | None:
         """reviewbot's note that ends with this body's marker, if GitLab stored the write

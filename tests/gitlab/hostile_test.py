@@ -108,13 +108,14 @@ def test_a_file_name_cannot_run_a_quick_action_or_break_the_report(
 def test_a_thread_the_author_resolves_keeps_the_exit_code_and_the_report(
         pipeline: MergeRequest, tmp_path: Path) -> None:
     """The merge request's author may resolve reviewbot's thread (GitLab lets them): the
-    finding is counted as dismissed, never posted again, but the job still fails on it and
-    the Code Quality report still lists it."""
+    finding is counted as dismissed, with who resolved it, never posted again, but the job
+    still fails on it and the Code Quality report still lists it."""
     assert review(pipeline) == 1
     [note] = diff_notes(pipeline)
     note |= {"resolved": True, "resolved_by": {"username": "author"}}
     assert review(pipeline) == 1
-    assert ", 1 dismissed." in str(summaries(pipeline)[0]["body"])
+    assert ", 1 dismissed (threads resolved by `author`)." in str(
+        summaries(pipeline)[0]["body"])
     assert [i["check_name"] for i in report(tmp_path)] == ["python.shell-injection"]
 
 

@@ -113,7 +113,7 @@ def test_a_discussion_a_person_resolved_stays_resolved_and_is_counted(
     assert all("resolved" not in w.body for w in new)
     assert [(w.method, w.path.rsplit("/", 2)[-2]) for w in new] == [("PUT", "notes")]
     assert len(diff_notes(pipeline)) == 1 and diff_notes(pipeline)[0]["resolved"]
-    assert ", 1 dismissed." in str(summaries(pipeline)[0]["body"])
+    assert ", 1 dismissed (threads resolved by `author`)." in str(summaries(pipeline)[0]["body"])
 
 
 @pytest.mark.parametrize(("token", "why"), [("", "no GitLab token"),
