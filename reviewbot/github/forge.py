@@ -42,6 +42,7 @@ from reviewbot.deliver.forge import (
     NotReviewbot,
     ReadOnly,
 )
+from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.github.event import PullRequestEvent, pull_event
 from reviewbot.github.positions import commentable
 
@@ -60,10 +61,6 @@ BACKOFF_S = 1.0
 GET_BACKOFF_S = 0.5
 # A secondary rate limit with no Retry-After: "wait for at least one minute" (GitHub).
 SECONDARY_WAIT_S = 60.0
-# A wait longer than this (a primary limit that resets in an hour) fails the post instead.
-MAX_WAIT_S = 120.0
-# All the waiting one run may do before it gives up posting.
-MAX_TOTAL_WAIT_S = 300.0
 # Writes the search for the comments GitHub refuses may make (pending reviews created and
 # deleted again); the comments not tried by then go to the summary.
 MAX_PROBE_WRITES = 24
@@ -435,14 +432,10 @@ class GithubForge:
         return float(SECONDARY_WAIT_S * 2 ** attempt)  # a secondary limit without headers
 
     def _pause(self, seconds: float) -> None:
-        seconds = min(seconds, MAX_WAIT_S)
-        if self._waited + seconds > MAX_TOTAL_WAIT_S:
-            raise DeliveryFailed(f"GitHub kept asking to wait (over {MAX_TOTAL_WAIT_S:.0f} s "
-                                 "in all)")
-        self._waited += seconds
-        if seconds:
-            self.notice(f"GitHub asked to wait; retrying in {seconds:.0f} s")
-        self.sleep(seconds)
+        # A longer Retry-After is cut to the bound (a primary limit that resets later than
+        # that fails the post before it gets here).
+        self._waited = pause("GitHub", min(seconds, MAX_WAIT_S), self._waited, self.sleep,
+                             self.notice)
 
 
 def _is(user: Any, login: str) -> bool:

@@ -38,6 +38,7 @@ from reviewbot.deliver.forge import (
     NotReviewbot,
     ReadOnly,
 )
+from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.gitlab.ci import MergeRequestPipeline, server_url
 
 # Notes API: a note's body is "Limited to 1,000,000 characters".
@@ -47,10 +48,6 @@ ATTEMPTS = 4
 BACKOFF_S = 1.0
 # A 429 that names no wait (GitLab.com has sent some): 30, 60, 120 s.
 THROTTLE_WAIT_S = 30.0
-# One wait longer than this fails the post instead.
-MAX_WAIT_S = 120.0
-# All the waiting one run may do before it gives up posting.
-MAX_TOTAL_WAIT_S = 300.0
 TIMEOUT_S = 30
 PER_PAGE = 100
 _HUNK = re.compile(r"^@@ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)(?:,\d+)? @@")
@@ -393,13 +390,7 @@ class GitlabForge:
         if seconds > MAX_WAIT_S:
             raise DeliveryFailed(f"GitLab asked to wait {seconds:.0f} s (reviewbot waits at "
                                  f"most {MAX_WAIT_S:.0f} s)")
-        if self._waited + seconds > MAX_TOTAL_WAIT_S:
-            raise DeliveryFailed(f"GitLab kept asking to wait (over {MAX_TOTAL_WAIT_S:.0f} s "
-                                 "in all)")
-        self._waited += seconds
-        if seconds:
-            self.notice(f"GitLab asked to wait; retrying in {seconds:.0f} s")
-        self.sleep(seconds)
+        self._waited = pause("GitLab", seconds, self._waited, self.sleep, self.notice)
 
 
 class _LineCode(DeliveryFailed):
