@@ -208,15 +208,16 @@ class GitRepo:
             offset += size + 1
         return found
 
-    def folders(self, rev: str, paths: Sequence[str]) -> frozenset[str]:
-        """Which paths are folders in a commit, in one `git cat-file --batch-check`."""
+    def folders(self, rev: str, paths: Sequence[str]) -> frozenset[str] | None:
+        """Which paths are folders in a commit, in one `git cat-file --batch-check`; None
+        when the commit's tree is empty (an empty first commit: it holds nothing)."""
         wanted = [p for p in paths if "\n" not in p and "\r" not in p]
-        if not wanted:
-            return frozenset()
-        request = "".join(f"{rev}:{path}\n" for path in wanted).encode("utf-8",
-                                                                      "surrogateescape")
-        answers = self._input(["cat-file", "--batch-check"], request).splitlines()
-        return frozenset(path for path, answer in zip(wanted, answers, strict=True)
+        request = "".join([f"{rev}^{{tree}}\n", *(f"{rev}:{path}\n" for path in wanted)])
+        answers = self._input(["cat-file", "--batch-check"],
+                              request.encode("utf-8", "surrogateescape")).splitlines()
+        if answers[0].split(b" ")[2:3] == [b"0"]:
+            return None
+        return frozenset(path for path, answer in zip(wanted, answers[1:], strict=True)
                          if answer.split(b" ")[1:2] == [b"tree"])
 
     def tree_mode(self, rev: str, path: str) -> str | None:

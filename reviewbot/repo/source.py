@@ -108,14 +108,16 @@ class RepoSource(msgspec.Struct):
 
     def base_paths(self, paths: Sequence[str]) -> frozenset[str]:
         """Which of these folders the change's base has. With no base (the
-        empty tree: a whole repository, a first commit) there is nothing apart from the
-        reviewed side to declare anything, and every path counts as there."""
+        empty tree: a whole repository, a first commit, an empty commit before it) there is
+        nothing apart from the reviewed side to declare anything, and every path counts as
+        there."""
         request = self.diff.request
         if request.base_is_root or (request.mode in ("staged", "working")
                                     and self.repo.head() is None):
             return frozenset(paths)
         exact = {self._exact(path): path for path in paths}
-        return frozenset(exact[p] for p in self.repo.folders(self.diff.base_rev, list(exact)))
+        found = self.repo.folders(self.diff.base_rev, list(exact))
+        return frozenset(paths) if found is None else frozenset(exact[p] for p in found)
 
     def new_text(self, path: str) -> str | None:
         """The new file for a reader: its text, a one-line summary, or None when absent."""

@@ -200,6 +200,21 @@ def test_a_first_commit_declares_its_own_layout(repo: GitFixture,
         ("python.shell-injection", "warning")]
 
 
+def test_an_empty_first_commit_declares_nothing_either(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A base whose tree is empty (an empty first commit, as `git commit --allow-empty`
+    makes) holds nothing to declare anything either: the repository staged on it is the
+    whole repository, and its `tests/` folder is test code as it reads. A base that holds
+    any file is a base: the same folder new there is not test code (the test above)."""
+    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    repo.write("tests/test_pay.py", SHELL)
+    repo.git("add", "-A")
+    main(["--repo", str(repo.root), "--mode", "staged", "--format", "json"])
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["rule_id"], f["severity"]) for f in found] == [
+        ("python.shell-injection", "warning")]
+
+
 def test_a_markdown_page_in_the_pushed_history_is_documentation() -> None:
     """A Markdown page is documentation by what it is, in the pushed history as in the
     change: its example key is a warning there too."""
