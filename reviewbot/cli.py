@@ -278,9 +278,11 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
 
 def _review_github(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
-    from reviewbot.github.action import prepare
+    from reviewbot.github.action import prepare, token_of
     from reviewbot.github.event import CommentEvent, read_event
 
+    # The token is a secret whatever its shape: nothing reviewbot writes may hold it.
+    redactor.add([token_of(os.environ)])
     inline = _inline(args)
     trigger = read_event(os.environ)
     if isinstance(trigger, CommentEvent):
@@ -305,9 +307,11 @@ def _review_gitlab(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     """A GitLab merge request pipeline: the Code Quality report, then the review posted. The
     exit code follows the findings; 3 when GitLab kept failing or refused the post."""
-    from reviewbot.gitlab.action import default_codequality, deliver, prepare
+    from reviewbot.gitlab.action import default_codequality, deliver, prepare, token_of
     from reviewbot.gitlab.ci import read_pipeline
 
+    # The token is a secret whatever its shape (an instance may set its own prefix).
+    redactor.add([token_of(os.environ)])
     inline = _inline(args)
     pipeline = read_pipeline(os.environ)
     redact = _forge_redact(redactor)

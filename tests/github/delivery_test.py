@@ -266,3 +266,18 @@ def test_without_pygithub_the_error_names_the_extra(
 
 
 # --- bodies ----------------------------------------------------------------------------------
+
+
+def test_the_token_never_leaves_in_a_comment_or_the_reports(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """The token reviewbot posts with is a secret whatever its shape: a change that writes
+    its value into a line reviewbot quotes cannot make reviewbot post it, print it, or write
+    it in the SARIF file or the job summary."""
+    token = "ghs_testtoken"  # the test workflow's token: too short for GitHub's format
+    pull.push({"deploy.py": "import subprocess\n\n\ndef deploy(host):\n"
+                            f'    subprocess.run(f"ssh {{host}} x", shell=True)  # {token}\n'})
+    review(pull)
+    summary = (pull.home / "summary.md").read_text()
+    written = [c["body"] for c in ours(pull)], pull.github.summary()["body"], summary, \
+        Path(outputs(pull)["sarif"]).read_text(), *capsys.readouterr()
+    assert ours(pull) and token not in repr(written)

@@ -15,7 +15,7 @@ from reviewbot.cli import main
 from tests.fake_openai import FakeOpenAI
 from tests.github.hostile_test import scripted_model
 from tests.gitlab.conftest import MergeRequest
-from tests.gitlab.review_test import diff_notes, pipeline, report, review, summaries
+from tests.gitlab.review_test import RUN, diff_notes, pipeline, report, review, summaries
 
 __all__ = ["pipeline"]  # the fixture, used by name
 
@@ -139,3 +139,17 @@ def test_notes_the_author_writes_with_reviewbots_markers_are_not_reviewbots(
     assert len(ours) == 1 and "dismissed" not in str(ours[0]["body"])
     assert "1 already posted" in str(ours[0]["body"])
     assert len([n for n in diff_notes(pipeline) if n["author"]["username"] == "reviewbot"]) == 1
+
+
+def test_the_token_never_leaves_in_a_note_or_the_report(
+        pipeline: MergeRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The token reviewbot posts with is a secret whatever its shape (a self-managed
+    instance may give its tokens another prefix): a change that writes its value into a line
+    reviewbot quotes cannot make reviewbot post it, print it or write it in the report."""
+    token = "glpat-reviewbot"  # the double's token for reviewbot: too short for the pattern
+    monkeypatch.setenv("CI_COMMIT_SHA", pipeline.push({"app/run.py": RUN.replace(
+        "shell=True)", f"shell=True)  # {token}")}))
+    assert review(pipeline) == 1
+    written = [*bodies(pipeline), json.dumps(report(tmp_path)), *capsys.readouterr()]
+    assert bodies(pipeline) and not [text for text in written if token in text]
