@@ -29,6 +29,7 @@ def _only(path: str, new: str, old: str | None = None, base: Base | None = None,
 @pytest.mark.parametrize("path", [
     "external/payments.py", "vendor/pay.py", "lib/third_party/pay.py",
     "node_modules/pay/index.py", "dist/pay.py", "tests/pay.py", "app/fixtures/pay.py",
+    "testing/pay.py",
 ])
 def test_an_invented_folder(path: str) -> None:
     """A folder the change adds (`external/`, `tests/`) cannot make its code vendored or test
