@@ -189,25 +189,15 @@ def test_names_through_a_real_pull_request(repo: GitFixture,
                      ("app/pay_pb2.py", "error"), ("authors/views.py", "error")}
 
 
-def test_a_first_commit_declares_its_own_layout(repo: GitFixture,
+@pytest.mark.parametrize("empty_commit", [False, True], ids=["no commit", "an empty one"])
+def test_a_first_commit_declares_its_own_layout(repo: GitFixture, empty_commit: bool,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """With no base at all (a repository's first commit), there is no change apart from the
-    repository: its `tests/` folder is test code as it reads."""
-    repo.write("tests/test_pay.py", SHELL)
-    repo.git("add", "-A")
-    main(["--repo", str(repo.root), "--mode", "staged", "--format", "json"])
-    found = json.loads(capsys.readouterr().out)["findings"]
-    assert [(f["rule_id"], f["severity"]) for f in found] == [
-        ("python.shell-injection", "warning")]
-
-
-def test_an_empty_first_commit_declares_nothing_either(
-        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
-    """A base whose tree is empty (an empty first commit, as `git commit --allow-empty`
-    makes) holds nothing to declare anything either: the repository staged on it is the
-    whole repository, and its `tests/` folder is test code as it reads. A base that holds
-    any file is a base: the same folder new there is not test code (the test above)."""
-    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    """With no base at all (a repository's first commit), or a base whose tree is empty (an
+    empty first commit, as `git commit --allow-empty` makes), there is no change apart from
+    the repository: its `tests/` folder is test code as it reads. A base that holds any file
+    is a base (the test above)."""
+    if empty_commit:
+        repo.git("commit", "-q", "--allow-empty", "-m", "empty")
     repo.write("tests/test_pay.py", SHELL)
     repo.git("add", "-A")
     main(["--repo", str(repo.root), "--mode", "staged", "--format", "json"])
