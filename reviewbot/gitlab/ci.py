@@ -3,8 +3,9 @@
 `--mode gitlab` runs in a merge-request pipeline (`CI_PIPELINE_SOURCE` is
 `merge_request_event`): it reviews `CI_COMMIT_SHA` against `CI_MERGE_REQUEST_DIFF_BASE_SHA`
 (the merge request's base, as its "Changes" tab shows it) and writes to merge request
-`CI_MERGE_REQUEST_IID` of project `CI_PROJECT_ID` through `CI_API_V4_URL` (GitLab.com or a
-self-managed instance). The variables are GitLab's, set by the runner: trusted.
+`CI_MERGE_REQUEST_IID` of project `CI_MERGE_REQUEST_PROJECT_ID` (else `CI_PROJECT_ID`)
+through `CI_API_V4_URL` (GitLab.com or a self-managed instance). The variables are
+GitLab's, set by the runner: trusted.
 """
 
 from __future__ import annotations
@@ -45,8 +46,11 @@ def read_pipeline(env: Mapping[str, str]) -> MergeRequestPipeline:
     if missing:
         raise UsageError(f"--mode gitlab needs GitLab CI's {', '.join(missing)}: this job does "
                          "not look like a merge request pipeline.")
+    # The merge request's project: the target's, also when the pipeline runs in the fork
+    # (there CI_PROJECT_ID is the fork).
+    project = env.get("CI_MERGE_REQUEST_PROJECT_ID") or env["CI_PROJECT_ID"]
     try:
-        project_id, iid = int(env["CI_PROJECT_ID"]), int(env["CI_MERGE_REQUEST_IID"])
+        project_id, iid = int(project), int(env["CI_MERGE_REQUEST_IID"])
     except ValueError as exc:
         raise UsageError(f"CI_PROJECT_ID and CI_MERGE_REQUEST_IID are numbers: {exc}") from exc
     source_project = env.get("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "")

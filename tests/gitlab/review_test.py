@@ -142,6 +142,21 @@ def test_a_forks_pipeline_posts_nothing(pipeline: MergeRequest, tmp_path: Path,
     assert "comes from a fork" in capsys.readouterr().err
 
 
+def test_a_pipeline_that_runs_in_the_fork_posts_nothing(
+        pipeline: MergeRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A fork's merge request pipeline runs in the fork by default: CI_PROJECT_ID and the
+    source project are the fork, the merge request is the target's
+    (CI_MERGE_REQUEST_PROJECT_ID). Nothing is posted: not to the fork's merge request of the
+    same number, with whatever token the fork's owner set."""
+    monkeypatch.setenv("CI_MERGE_REQUEST_PROJECT_ID", "42")
+    monkeypatch.setenv("CI_PROJECT_ID", "99")
+    monkeypatch.setenv("CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "99")
+    assert review(pipeline) == 1
+    assert report(tmp_path) and pipeline.gitlab.requests == []
+    assert "comes from a fork" in capsys.readouterr().err
+
+
 def test_a_write_that_keeps_failing_is_exit_3_with_the_report_written(
         pipeline: MergeRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """GitLab failing every write: exit 3, the report written before, and no doubles."""
