@@ -307,20 +307,32 @@ def _review_gitlab(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     """A GitLab merge request pipeline: the Code Quality report, then the review posted. The
     exit code follows the findings; 3 when GitLab kept failing or refused the post."""
-    from reviewbot.gitlab.action import default_codequality, deliver, prepare, token_of
+    from reviewbot.gitlab.action import (
+        default_codequality,
+        deliver,
+        prepare,
+        token_of,
+        unreviewed,
+    )
     from reviewbot.gitlab.ci import read_pipeline
+    from reviewbot.gitlab.clone import prepare_clone
 
     # The token is a secret whatever its shape (an instance may set its own prefix).
     redactor.add([token_of(os.environ)])
     inline = _inline(args)
     pipeline = read_pipeline(os.environ)
     redact = _forge_redact(redactor)
-    run = prepare(pipeline, os.environ, inline, events.notice, redact)
-    if args.full:  # every run reviews the whole merge request; --full also asks the model anew
-        args.no_cache = True
-    done = _forge_review(args, repo, redactor, events, run.request, pipeline.base_sha)
-    posted = deliver(run, done.data, args.codequality or default_codequality(pipeline),
-                     events.notice, redact)
+    codequality = args.codequality or default_codequality(pipeline)
+    try:
+        prepare_clone(repo, pipeline, events.notice)
+        run = prepare(pipeline, os.environ, inline, events.notice, redact)
+        if args.full:  # every run reviews the whole merge request; --full asks the model anew
+            args.no_cache = True
+        done = _forge_review(args, repo, redactor, events, run.request, pipeline.base_sha)
+    except ReviewbotError:
+        unreviewed(codequality, events.notice)  # the job's report artifact still exists
+        raise
+    posted = deliver(run, done.data, codequality, events.notice, redact)
     code = _print_report(done.outcome, done.config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
