@@ -105,6 +105,11 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                              "GitLab CI merge request pipeline")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
+    parser.add_argument("--all-files", action="store_true",
+                        help="pr mode: review every file of --head, not a change (a baseline, "
+                             "such as the target branch's Code Quality report); the "
+                             "repository's config is read at --base when given, else at "
+                             "--head")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
                         help="repository to review (default: the current directory)")
     parser.add_argument("--pre-push", action="store_true",
@@ -119,25 +124,27 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="the repository config to use instead of .reviewbot.toml")
     _model_arguments(parser)
-    github = parser.add_argument_group("github and gitlab modes")
-    github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
-                        help="pr-review (default): a review on the pull request, plus the "
-                             "job summary and SARIF; summary or sarif: only those")
-    github.add_argument("--max-comments", type=int, metavar="N",
+    forges = parser.add_argument_group("github and gitlab modes")
+    forges.add_argument("--max-comments", type=int, metavar="N",
                         help="inline comments per review (default 30; the rest go to the "
                              "summary comment)")
-    github.add_argument("--inline-level", choices=SEVERITIES, metavar="LEVEL",
+    forges.add_argument("--inline-level", choices=SEVERITIES, metavar="LEVEL",
                         help="the lowest severity posted as an inline comment: error, "
                              "warning (default) or info; the findings below it are listed in "
                              "the summary comment, collapsed")
-    github.add_argument("--full", "--full-review", dest="full", action="store_true",
+    forges.add_argument("--full", "--full-review", dest="full", action="store_true",
                         help="ask the model about every unit again, ignoring the result cache "
-                             "(every run reviews the whole pull request)")
+                             "(every run reviews the whole pull or merge request)")
+    github = parser.add_argument_group("github mode")
+    github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
+                        help="pr-review (default): a review on the pull request, plus the "
+                             "job summary and SARIF; summary or sarif: only those")
     github.add_argument("--sarif", metavar="FILE", type=Path,
                         help="where the SARIF file goes (default: reviewbot.sarif in the "
                              "workspace)")
-    github.add_argument("--codequality", metavar="FILE", type=Path,
-                        help="gitlab mode: where the Code Quality report goes (default: "
+    gitlab = parser.add_argument_group("gitlab mode")
+    gitlab.add_argument("--codequality", metavar="FILE", type=Path,
+                        help="where the Code Quality report goes (default: "
                              "gl-code-quality-report.json in CI_PROJECT_DIR)")
 
 
@@ -265,7 +272,9 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     if args.mode == "gitlab":
         return _review_gitlab(args, repo, redactor, events)
     request = _request(args, repo, events)
-    config = _with_flags(_load_config(repo, request, args, events), args, repo)
+    # --all-files has no base to compare with: its config is read at --base, else at the head.
+    config_at = (args.base or args.head or "HEAD") if args.all_files else None
+    config = _with_flags(_load_config(repo, request, args, events, config_at), args, repo)
     if args.mode == "pr" and not args.pre_push and request.base:
         _say_unused_config_edit(repo, request.base, args.config, config, events)
     session = None if args.offline else _session(config, events, redactor, request.mode)
@@ -570,6 +579,8 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "head": (("pr",), "--head is for --mode pr (staged and working review the index or "
                       "the working tree)"),
     "include_untracked": (("working",), "--include-untracked is for --mode working"),
+    "all_files": (("pr",), "--all-files is for --mode pr (with pre-commit: `pre-commit run "
+                           "--all-files`)"),
     "reporter": (("github",), "--reporter is for --mode github"),
     "max_comments": (("github", "gitlab"), "--max-comments is for --mode github and gitlab"),
     "inline_level": (("github", "gitlab"), "--inline-level is for --mode github and gitlab"),
@@ -608,6 +619,8 @@ def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeR
         if hook.notice:
             events.notice(hook.notice)
         return hook.request
+    if args.all_files:  # every file of the head, as if added to an empty repository
+        return ChangeRequest(mode="pr", head=args.head, base_is_root=True)
     return ChangeRequest(mode=cast(Mode, args.mode or "staged"), base=args.base,
                          head=args.head, include_untracked=args.include_untracked)
 
@@ -625,7 +638,8 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     if wanted:
         base = repo.rev_parse(wanted)
         if base is None:  # never the work tree instead: that is the change's own config
-            given = "the pull request's base" if base_rev else "--base"
+            given = ("--base" if not base_rev or base_rev == args.base else
+                     "--head" if getattr(args, "all_files", False) else "the change's base")
             raise GitError(missing_commit(repo, wanted, given, " (its config is read there)"))
         reader = _tree_reader(repo, base, f"{wanted} (the base)")
     config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
