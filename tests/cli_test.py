@@ -700,3 +700,22 @@ def test_an_unrelated_pyproject_edit_gets_no_config_notice(
     repo.write("pyproject.toml", '[tool.reviewbot]\nfail_level = "error"\n[tool.black]\n')
     code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--format", "json")
     assert code == 0 and err == ""
+
+
+def test_an_empty_working_review_names_the_untracked_files_it_left_out(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new file is untracked until it is added: `--mode working` with only a new file
+    holding a key says the file is there and how to review it, and then finds the key."""
+    repo.write("README.md", "# x\n")
+    repo.commit()
+    repo.write("new.py", 'KEY = "AKIAZ7Q2MXC5LFPN3WKB"\n')
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline")
+    assert code == 0
+    assert "the change is empty" not in out
+    assert "1 untracked file not reviewed: `--include-untracked` reviews them" in out
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline",
+                           "--include-untracked")
+    assert code == 1 and "secrets.hardcoded" in out
+    (repo.root / "new.py").unlink()
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline")
+    assert "nothing to review (the change is empty)" in out
