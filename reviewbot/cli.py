@@ -751,8 +751,9 @@ def _rules(args: argparse.Namespace) -> int:
         print(f"{rule.id:34} {severity:14} {rule.category:16} {rule.title}")
         print(f"{'':34} {rule.rationale}")
     print("\nA range: the finding says how sure or how bad (input from a request is an error, "
-          "from a parameter a warning). In test code every rule but the secrets rules "
-          "reports one level lower; `[rules]` in the config re-levels a rule.")
+          "from a parameter a warning). In test code every rule reports one level lower, "
+          "except a known token format (a real key in a test file is still a leaked key; "
+          "one level lower in documentation); `[rules]` in the config re-levels a rule.")
     return EXIT_CLEAN
 
 

@@ -719,3 +719,28 @@ def test_an_empty_working_review_names_the_untracked_files_it_left_out(
     (repo.root / "new.py").unlink()
     code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline")
     assert "nothing to review (the change is empty)" in out
+
+
+def test_a_key_in_a_test_file_stops_the_commit_and_a_documented_example_does_not(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """`reviewbot rules`, docs/RULES.md and the hook say one thing: a known token format in
+    test code is an error (a real key in a test file is leaked all the same); AWS's
+    documented example key is no secret anywhere."""
+    repo.write("tests/test_x.py", "def test_x():\n    pass\n")
+    repo.commit()
+    repo.write("tests/test_k.py", 'KEY = "AKIAZ7Q2MXC5LFPN3WKB"\n')
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--offline", "--quiet")
+    assert code == 1 and "error   Hard-coded secret: AWS access key ID" in out
+    repo.write("tests/test_k.py", 'KEY = "AKIAIOSFODNN7EXAMPLE"\n')
+    repo.stage()
+    assert run_cli(repo, capsys, "--offline", "--quiet")[:2] == (0, "")
+    assert main(["rules"]) == 0
+    rules = capsys.readouterr().out
+    footer = " ".join(rules.split("\n\n")[-1].split())
+    assert "In test code every rule reports one level lower, except a known token format" \
+        in footer
+    documented = " ".join((Path(__file__).parents[1] / "docs" / "RULES.md").read_text(
+        encoding="utf-8").split())
+    assert "In test code every rule reports one level lower, except a known token format" \
+        in documented
