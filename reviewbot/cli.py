@@ -170,7 +170,8 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="NAME",
                         help="the model to use (instead of REVIEWBOT_MODEL)")
     parser.add_argument("--base-url", metavar="URL",
-                        help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
+                        help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL, or "
+                             "REVIEWBOT_BASE_URL, which wins over it)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
     parser.add_argument("--no-cache", action="store_true",
