@@ -13,7 +13,7 @@ import pytest
 
 from reviewbot.cli import main
 from tests.fake_openai import FakeOpenAI
-from tests.github.hostile_test import scripted_model
+from tests.github.hostile_test import rendered_text, scripted_model
 from tests.gitlab.conftest import MergeRequest
 from tests.gitlab.review_test import RUN, diff_notes, pipeline, report, review, summaries
 
@@ -84,7 +84,10 @@ def test_a_models_words_cannot_reference_anything_on_gitlab(
     posted = bodies(pipeline)
     assert any("model." in body for body in posted)
     for body in posted:
-        assert not [ref for ref in REFERENCES if ref in body], body
+        text = rendered_text(body)
+        assert not [ref for ref in REFERENCES if ref in text], body
+        assert "\u200b" not in body  # shown as written (in code), no invisible character
+    assert any("`!45`" in body for body in posted)
 
 
 def test_a_file_name_cannot_run_a_quick_action_or_break_the_report(
