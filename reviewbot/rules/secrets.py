@@ -45,6 +45,9 @@ _ALLOWLIST_PRAGMA = "pragma: allowlist secret"
 # pushed, cloned and published with the rest, and a real key there is leaked all the same.
 QUIET_TAGS = frozenset({"test_file", "docs"})
 FORMATS_QUIET_TAGS = frozenset({"docs"})
+# Formats a test makes of its own (a JWT it signs with a test key, like the key pairs it makes
+# for TLS and signing tests): quieter wherever QUIET_TAGS are.
+_SELF_MADE = frozenset({"JSON Web Token"})
 # Values published as examples in a service's own documentation, exactly: they are nobody's
 # credential, and pasting one is how a tutorial is followed. A value that merely contains
 # EXAMPLE (`AKIAZOSFODNN7EXAMPLE`) is not one of them.
@@ -313,7 +316,7 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
     if not (candidate or could_hold(path, text)):
         return best
     for value, level, kind in (*_own_hits(path, text, quiet, formats),
-                               *_detect_secrets_hits(path, text, quiet, plugins)):
+                               *_detect_secrets_hits(path, text, quiet, plugins, formats)):
         if (is_placeholder(value) or is_illustration(path, value, kind)
                 or documented_example(value)):
             continue
@@ -332,7 +335,8 @@ def documented_example(value: str) -> bool:
 
 def _own_hits(path: str, text: str, quiet: bool, formats_quiet: bool) -> list[_Hit]:
     """Well-known token formats, whole; `KEY=value` credentials in config files."""
-    hits: list[_Hit] = [(m.group(0), "warning" if formats_quiet else "error", token.kind)
+    hits: list[_Hit] = [(m.group(0), "warning" if formats_quiet or (
+                            quiet and token.kind in _SELF_MADE) else "error", token.kind)
                         for m, token in token_matches(text)]
     if bare_values_are_literal(path):
         hits += [(text[span.start:span.end], "info" if quiet else "warning",
@@ -342,7 +346,9 @@ def _own_hits(path: str, text: str, quiet: bool, formats_quiet: bool) -> list[_H
 
 
 def _detect_secrets_hits(path: str, text: str, quiet: bool,
-                         plugins: frozenset[int] | None = None) -> list[_Hit]:
+                         plugins: frozenset[int] | None = None,
+                         formats_quiet: bool | None = None) -> list[_Hit]:
+    formats = quiet if formats_quiet is None else formats_quiet
     whole = [m.group(0) for m, _ in token_matches(text)]
     hits: list[_Hit] = []
     for index, plugin in enumerate(_plugins()):
@@ -360,7 +366,7 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
                     or _is_key_name(type(plugin).__name__, text)
                     or _is_prose(type(plugin).__name__, value)):
                 continue
-            hits.append((value, _severity(type(plugin).__name__, quiet),
+            hits.append((value, _severity(type(plugin).__name__, quiet, formats),
                          _kind(value, str(found.type))))
     return hits
 
@@ -433,12 +439,16 @@ def _value(found: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _severity(plugin_name: str, quiet: bool) -> Severity | None:
+def _severity(plugin_name: str, quiet: bool, formats_quiet: bool) -> Severity | None:
+    """An entropy or keyword match, and a private key (a test makes key pairs of its own for
+    TLS and signing), by `quiet`; a service's token format by `formats_quiet`."""
     if plugin_name in _ENTROPY:
         return None if quiet else "info"
     if plugin_name in _KEYWORD:
         return "info" if quiet else "warning"
-    return "warning" if quiet else "error"
+    if plugin_name == "PrivateKeyDetector":
+        return "warning" if quiet else "error"
+    return "warning" if formats_quiet else "error"
 
 
 def _rank(level: Severity) -> int:
