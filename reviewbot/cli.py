@@ -595,9 +595,10 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
 def check_flags(args: argparse.Namespace) -> None:
     """Flags that do not fit the mode are an error, never silently ignored."""
     if args.pre_push:
-        if args.mode not in (None, "pr") or args.base or args.head or args.include_untracked:
+        if (args.mode not in (None, "pr") or args.base or args.head or args.include_untracked
+                or args.all_files):
             raise UsageError("--pre-push takes the pushed range from pre-commit; drop --mode, "
-                             "--base, --head and --include-untracked.")
+                             "--base, --head, --include-untracked and --all-files.")
         return
     mode = args.mode or "staged"
     for flag, (modes, message) in _MODE_FLAGS.items():

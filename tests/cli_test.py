@@ -204,6 +204,8 @@ def test_closed_pipe_is_not_a_crash() -> None:
     (["--mode", "pr", "--base", "main", "--include-untracked"],
      "--include-untracked is for --mode working"),
     (["--pre-push", "--base", "main"], "--pre-push takes the pushed range from pre-commit"),
+    (["--pre-push", "--all-files"], "--pre-push takes the pushed range from pre-commit"),
+    (["--mode", "working", "--all-files"], "--all-files is for --mode pr"),
 ])
 def test_flags_that_do_not_fit_the_mode_are_refused(
         repo: GitFixture, capsys: pytest.CaptureFixture[str], args: list[str],

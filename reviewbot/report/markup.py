@@ -28,23 +28,16 @@ import re
 
 from reviewbot.report.terminal import visible
 
-# Invisible, and no Markdown or HTML construct continues across it.
+# Invisible, and no Markdown or HTML construct continues across it: used in quoted code
+# alone, whose characters cannot be escaped.
 _BREAK = "\u200b"
-# What GitHub takes for a mention's "@" (NFKC folds the other two to it).
-_ATS = ("@", "\uff20", "\ufe6b")
-# Code fences and anything a fence could be made of.
-_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+# A code fence's line: where a block in untrusted Markdown opens.
 _FENCE_LINE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+# A `/reviewbot` command and an HTML comment, in quoted code.
 _COMMAND = re.compile(r"/(?=reviewbot)", re.IGNORECASE)
-# GitHub's `#12`; GitLab's `!45` (merge request), `$12` (snippet), `~label` and `~"a label"`,
-# `%milestone` (`&3`, an epic, loses its `&` with the HTML entities).
-_REFERENCE = re.compile(r"[#!$](?=[0-9])|[~%](?=[\w\"])")
 # A line GitLab runs as a quick action starts with `/` and the command's name; whitespace
 # before it is broken too, whatever a renderer strips.
 _QUICK_ACTION = re.compile(r"^(\s*)/(?=\w)")
-# What GFM links by itself: a scheme's `://`, `www.`, and `GH-12` references (the last
-# character of each is split from the rest). `[a]: url` definitions are split at `]:`.
-_AUTOLINK = re.compile(r"://|(?i:www)\.|(?i:\bGH)-(?=[0-9])")
 _MARKER = re.compile(r"<!--")
 # A code block's language, when it is one (anything else is dropped); GitHub renders these
 # info strings as something other than code.
