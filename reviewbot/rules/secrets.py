@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.literal_values import program_lines
 from reviewbot.rules.quieting import is_prose
 from reviewbot.run.redaction import (
+    KEY_ARMOUR,
     TOKEN_SIGNS,
     bare_values_are_literal,
     find_secrets,
+    is_wrapped_name,
+    key_follows,
     known_token,
     preview,
     token_matches,
@@ -127,9 +131,15 @@ def _filtered_out(secret: str, line: str, plugin: BasePlugin) -> bool:
     from detect_secrets.filters import heuristic as h
 
     return (h.is_sequential_string(secret) or h.is_potential_uuid(secret)
-            or h.is_likely_id_string(secret, line, plugin) or h.is_templated_secret(secret)
-            or h.is_prefixed_with_dollar_sign(secret) or h.is_indirect_reference(line)
+            or h.is_likely_id_string(secret, line, plugin) or _wrapped(secret)
+            or h.is_indirect_reference(line)
             or h.is_not_alphanumeric_string(secret))
+
+
+def _wrapped(secret: str) -> bool:
+    """detect-secrets takes any `{...}`, `<...>`, `${...}` or `$...` for a template; only a
+    name wrapped so is one (`${Zx8kQ2mPv9LrT4wN}` is a secret in braces)."""
+    return secret[:1] in "{<$" and (is_wrapped_name(secret) or len(secret) < 2)
 
 
 def redact(secret: str) -> str:
@@ -145,6 +155,7 @@ class SecretsRule(RuleBase, frozen=True):
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
                                          if len(added[n]) <= MINIFIED_LINE_CHARS))
+        reported: set[int] = set()
         for number in candidates:
             text = added[number]
             if _ALLOWLIST_PRAGMA in text:
@@ -153,14 +164,29 @@ class SecretsRule(RuleBase, frozen=True):
                                                   plugins=plugins).items():
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
-                yield Hit(
-                    rule_id=self.id, line=number, severity=level,
-                    title=f"Hard-coded secret: {kind}",
-                    message=(f"Line {number} contains what looks like a secret: {kind} "
-                             f"({redact(value)}). Committed secrets stay in git history."),
-                    suggestion=("Load it from the environment or a secret manager, and "
-                                "revoke the value if it was ever pushed."),
-                )
+                reported.add(number)
+                yield self._hit(number, level, kind, value)
+        # The same value split into literals, or wrapped like a template's reference: the
+        # line as the program reads it (rules/literal_values.py).
+        short = {n: text for n, text in added.items() if len(text) <= MINIFIED_LINE_CHARS
+                 and _ALLOWLIST_PRAGMA not in text}
+        for number, text in program_lines(short):
+            if number in reported:
+                continue
+            for value, (level, kind) in scan_line(change.path, text, quiet).items():
+                if kind != "Private Key":
+                    reported.add(number)
+                    yield self._hit(number, level, kind, value)
+                    break
+
+    def _hit(self, number: int, level: Severity, kind: str, value: str) -> Hit:
+        return Hit(
+            rule_id=self.id, line=number, severity=level, title=f"Hard-coded secret: {kind}",
+            message=(f"Line {number} contains what looks like a secret: {kind} "
+                     f"({redact(value)}). Committed secrets stay in git history."),
+            suggestion=("Load it from the environment or a secret manager, and revoke the "
+                        "value if it was ever pushed."),
+        )
 
 
 # A line can hold a secret some detector here finds only if it has a well-known prefix
@@ -338,36 +364,34 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
     return hits
 
 
-# A private key starts with its armour (`-----BEGIN RSA PRIVATE KEY-----`, SSH2's
-# `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`) or PuTTY's header.
-_KEY_ARMOUR = re.compile(r"-----BEGIN|---- BEGIN|PuTTY-User-Key-File-\d+:")
-
-
-# What follows a private key's armour: base64 lines, or PEM's encryption headers.
-_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{32,}")
-_PEM_HEADERS = ("Proc-Type:", "DEK-Info:", "Comment:")
-
-
 def _key_body_follows(change: FileChange, number: int, text: str) -> bool:
-    """Whether key material goes with the armour on this line: on the line itself (a key in
-    one string with `\\n`s) or on the next line. A header alone is no key."""
-    armour = _KEY_ARMOUR.search(text)
-    if armour is None or armour.group(0).startswith("PuTTY"):
+    """Whether key material goes with the armour on this line (redaction.key_follows: on
+    the line itself, a key in one string with `\\n`s, or on the lines after it in any layout
+    a key reader accepts). A header alone is no key."""
+    armour = KEY_ARMOUR.search(text)
+    if armour is None:
+        return True  # detect-secrets' own armour forms: its detector decides
+    if armour.group(0).startswith("PuTTY"):
         return True
-    if _KEY_BODY.search(text, armour.end()):
-        return True
-    following = change.added_by_line.get(number + 1)
-    if following is None and change.new_text is not None:
-        lines = change.new_text.split("\n")
-        following = lines[number] if number < len(lines) else ""
-    following = (following or "").strip()
-    return bool(_KEY_BODY.search(following)) or following.startswith(_PEM_HEADERS)
+    return key_follows(text[armour.end():], _following(change, number))
+
+
+def _following(change: FileChange, number: int) -> Iterator[str]:
+    """The new file's lines after line `number` (added ones from the diff, the others from
+    the file, read only if asked)."""
+    added = change.added_by_line
+    at = number + 1
+    while at in added:
+        yield added[at]
+        at += 1
+    lines = (change.new_text or "").split("\n")
+    yield from lines[at - 1:]
 
 
 def _is_key_name(plugin_name: str, text: str) -> bool:
     """`r'BEGIN DSA PRIVATE KEY'` in a detector's pattern list names a key format; a key
     itself comes with its armour."""
-    return plugin_name == "PrivateKeyDetector" and not _KEY_ARMOUR.search(text)
+    return plugin_name == "PrivateKeyDetector" and not KEY_ARMOUR.search(text)
 
 
 def _is_prose(plugin_name: str, value: str) -> bool:

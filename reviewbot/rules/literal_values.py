@@ -1,0 +1,95 @@
+"""String values as the program reads them, for the secrets rule: a detector reads one line's
+text, and an author who knows it can split a key into adjacent literals (`"AKIA" "..."`,
+`'AKIA' +\\n '...'`), or wrap a random value the way a template wraps a name (`"${...}"`,
+`"<...>"`), which detectors take for a placeholder.
+
+Each shape is turned back into the line a detector would have read had the value been
+written plainly: the literals joined into one, the wrapper taken off. The line keeps what is
+around the value (`password = `), which the keyword detectors read.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping
+
+from reviewbot.run.redaction import is_wrapped_name
+
+# A string literal on one line, with an optional prefix (`r"..."`, `b'...'`).
+_LITERAL = r"""[rRbBuUfF]{0,2}(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`)"""
+# Literals a language joins into one value: side by side (Python, C, Go's consts through
+# `+`), or with `+` (JavaScript, Java, Python), `.` (PHP, Perl), `..` (Lua), `&` (VB) or `||`
+# (SQL) between them, on one line or across lines (a `\` continuation, an open parenthesis).
+# Each piece of space is matched one way only: no pattern here backtracks over a long run.
+_BREAK = r"[ \t]*(?:\\?\n[ \t]*)?"
+_SEPARATOR = rf"{_BREAK}(?:(?:\+|\.\.?|&|\|\|){_BREAK})?"
+_JOINED = re.compile(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
+_QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
+_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+# Only text with two literals side by side is searched for joins.
+_ADJACENT = re.compile(rf"""["'`]{_SEPARATOR}[rRbBuUfF]{{0,2}}["'`]""")
+# Joins over this many lines are not followed (a table of messages is not a key).
+_MAX_JOINED_LINES = 12
+
+
+def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
+    """For added lines (number -> text), the lines a detector should read besides them: each
+    join of literals as one line (numbered by the line it starts on), and each line whose
+    quoted values are wrapped randoms, unwrapped. Lines that hold neither yield nothing."""
+    numbers = sorted(lines)
+    yield from _joins(lines, numbers)
+    for number in numbers:
+        text = lines[number]
+        if any(opener in text for opener in "$%{<([") and (unwrapped := _unwrapped(text)):
+            yield number, unwrapped
+
+
+def _joins(lines: Mapping[int, str], numbers: list[int]) -> Iterator[tuple[int, str]]:
+    """Runs of consecutive added lines, searched as one text for joined literals."""
+    start = 0
+    for at in range(1, len(numbers) + 1):
+        if at < len(numbers) and numbers[at] == numbers[at - 1] + 1:
+            continue
+        run = numbers[start:at]
+        start = at
+        text = "\n".join(lines[n] for n in run)
+        if not _ADJACENT.search(text):
+            continue
+        offsets = [0]
+        for n in run:
+            offsets.append(offsets[-1] + len(lines[n]) + 1)
+        for match in _JOINED.finditer(text):
+            first = _line_index(offsets, match.start())
+            last = _line_index(offsets, match.end() - 1)
+            if last - first >= _MAX_JOINED_LINES:
+                continue
+            value = "".join(_PREFIX.sub("", piece)[1:-1]
+                            for piece in re.findall(_LITERAL, match.group(0)))
+            head = text[offsets[first]:match.start()]
+            tail = text[match.end():offsets[last + 1] - 1]
+            yield run[first], f'{head}"{value}"{tail}'
+
+
+def _line_index(offsets: list[int], at: int) -> int:
+    return bisect_right(offsets, at) - 1
+
+
+def _unwrapped(text: str) -> str | None:
+    """The line with each quoted value that is wrapped like a reference but holds no name
+    (`"${Zx8kQ2mPv9LrT4wN}"`) written plainly; None when there is none."""
+    changed = False
+
+    def plain(match: re.Match[str]) -> str:
+        nonlocal changed
+        value = match.group("value")
+        if is_wrapped_name(value):
+            return match.group(0)
+        inner = re.sub(r"^[$%{<(\[=\s]+|[}>)\]%\s]+s?$", "", value)
+        if not inner:
+            return match.group(0)
+        changed = True
+        return f"{match.group('q')}{inner}{match.group('q')}"
+
+    result = _QUOTED.sub(plain, text)
+    return result if changed else None
