@@ -12,6 +12,7 @@ import msgspec
 
 from reviewbot.code.lexical import comment_flags
 from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
+from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
@@ -21,10 +22,11 @@ from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 # What reviews a file that is generated, vendored or a lockfile (as the base declares it,
 # rules/quieting.py): secrets only.
 SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
-# A changed line this long is minified or generated code, not something a person wrote: the
-# rules that match patterns line by line pass over it (a 5 MB line took 17 s of pattern
-# matching), and only it: the file's other lines are checked as any others, and the secrets
-# and syntax-tree rules read it too.
+# A changed line this long may be minified code, or code padded to look like it: the line
+# patterns read it with its comments stripped where certain (code/long_lines.py) and with
+# RE2, linear in the line (`re`'s backtracking took 17 s of pattern matching on a 5 MB
+# line). Only in a file the base already holds minified are such lines passed over
+# (FileChange.minified_at_base): the base decides, never the change's own shape.
 MINIFIED_LINE_CHARS = 1000
 
 
@@ -297,10 +299,36 @@ class FileChange(msgspec.Struct, dict=True):
 
     @cached_property
     def pattern_lines(self) -> dict[int, str]:
-        """The added lines that rules matching patterns line by line read: all but the long
-        ones (minified code, see MINIFIED_LINE_CHARS). A long line quietens only itself."""
-        return {number: text for number, text in self.added_by_line.items()
-                if not is_long(text)}
+        """The added lines that rules matching patterns line by line read, each as its code: a
+        long line with its comments stripped where that is certain (code/long_lines.py).
+        Only the long lines of a file the base already holds minified are passed over, and
+        the run says so."""
+        lines: dict[int, str] = {}
+        skipped = 0
+        for number, text in self.added_by_line.items():
+            if not is_long(text):
+                lines[number] = text
+            elif self.minified_at_base:
+                skipped += 1
+            else:
+                lines[number] = long_line_code(text, self.language)
+        if skipped:
+            # QUIETENING: the one place a long line is passed over, decided by the base.
+            self.notes.append(
+                f"{self.path}: {skipped} long line(s) not read by the line patterns: the base "
+                "holds this file minified")
+        return lines
+
+    @cached_property
+    def minified_at_base(self) -> bool:
+        """Whether the base holds this file (under its name) as minified code: most of its
+        characters on lines over MINIFIED_LINE_CHARS. What the change makes of a file never
+        decides it."""
+        old = self.old_text
+        if not old or len(old) <= MINIFIED_LINE_CHARS:
+            return False
+        long_chars = sum(len(line) for line in old.split("\n") if is_long(line))
+        return long_chars * 2 >= len(old)
 
     @cached_property
     def new_text(self) -> str | None:

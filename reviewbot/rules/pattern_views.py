@@ -1,0 +1,119 @@
+"""What the line patterns read beyond one line: a statement that spans lines, as one line.
+
+- JavaScript, TypeScript, Go and Java: each call of a function a rule names, read as an
+  expression (code/calls.py): `cp.exec(` and its template literal on the next line, or
+  `exec(cmd)` with `cmd` built two lines above, is the one line `cp.exec(`ls ${dir}`)`;
+- shell, Dockerfiles, Makefiles and workflows' scripts: a command continued over lines (a
+  line ending in `\\`, `|`, `&&` or `||`);
+- SQL: a statement, up to its `;`;
+- templates: a `{{ ... }}` or `{% ... %}` tag left open at a line's end.
+
+A view is read only where it touches an added line. A rule reports a view only when none of
+the lines it was read from matches on its own: that line's finding is reported (or was the
+base's) already.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from reviewbot.code.calls import LANGUAGES, PARSE_LIMIT_BYTES, CallView, ParsedFile, may_call
+from reviewbot.code.long_lines import long_line_code
+from reviewbot.rules.base import FileChange, is_long
+
+# How far a statement is followed from an added line, in lines.
+_REACH = 40
+_SHELL = frozenset({"shell", "dockerfile", "make", "yaml"})
+_CONTINUED = re.compile(r"(?:\\|\|\||&&|\|)\s*$")
+_OPEN_TAG = re.compile(r"\{[{%](?:(?![}%]\}).)*$")
+
+
+def views(change: FileChange, calls: frozenset[str]) -> list[CallView]:
+    """The views of a file's change that touch its added lines (see above)."""
+    reader = _READERS.get(change.language)
+    if reader is None:
+        if change.language in LANGUAGES and calls:
+            return _call_views(change, calls)
+        return []
+    return list(reader(change))
+
+
+def _call_views(change: FileChange, calls: frozenset[str]) -> list[CallView]:
+    key = f"call_views:{','.join(sorted(calls))}"
+    cached = change.memo.get(key)
+    if isinstance(cached, list):
+        return cached
+    text = change.new_text
+    found: list[CallView] = []
+    if text is not None and may_call(text, calls):
+        if len(text.encode("utf-8", "surrogatepass")) > PARSE_LIMIT_BYTES:
+            note = (f"{change.path} is over {PARSE_LIMIT_BYTES // 1_000_000} MB: its calls "
+                    "were read line by line only, not as expressions")
+            if note not in change.notes:
+                change.notes.append(note)
+        else:
+            parsed = change.memo.get("parsed_calls")
+            if not isinstance(parsed, ParsedFile):
+                parsed = ParsedFile(text, change.language)
+                change.memo["parsed_calls"] = parsed
+            added = change.added_by_line
+            found = [view for view in parsed.views(calls)
+                     if any(line in added for line in view.lines)]
+    change.memo[key] = found
+    return found
+
+
+def _joined(change: FileChange, continues: Callable[[str], bool],
+            piece: Callable[[str], str]) -> Iterator[CallView]:
+    """Runs of lines each continued by the next (`continues` on a line's text), around the
+    added lines; each run of two lines or more as one line."""
+    seen: set[int] = set()
+    count = _line_count(change)
+    for number in sorted(change.added_by_line):
+        if number in seen:
+            continue
+        first = number
+        while first > 1 and number - first < _REACH and continues(_code(change, first - 1)):
+            first -= 1
+        last = number
+        while last - number < _REACH and last < count and continues(_code(change, last)):
+            last += 1
+        seen.update(range(first, last + 1))
+        if last > first:
+            text = " ".join(piece(_code(change, n)) for n in range(first, last + 1)
+                            if n not in change.comment_lines)
+            yield CallView(text=text, first=first, last=last,
+                           lines=frozenset(range(first, last + 1)))
+
+
+def _code(change: FileChange, number: int) -> str:
+    text = change.line(number)
+    return long_line_code(text, change.language) if is_long(text) else text
+
+
+def _line_count(change: FileChange) -> int:
+    added = max(change.added_by_line, default=0)
+    return max(added, len((change.new_text or "").split("\n")))
+
+
+def _shell(change: FileChange) -> Iterator[CallView]:
+    return _joined(change, lambda text: _CONTINUED.search(text) is not None,
+                   lambda text: re.sub(r"\\\s*$", "", text).strip())
+
+
+def _sql(change: FileChange) -> Iterator[CallView]:
+    """A statement runs to its `;`: a line without one is continued by the next."""
+    return _joined(change, lambda text: bool(text.strip()) and ";" not in text,
+                   str.strip)
+
+
+def _template(change: FileChange) -> Iterator[CallView]:
+    return _joined(change, lambda text: _OPEN_TAG.search(text) is not None, str.strip)
+
+
+_READERS: dict[str, Callable[[FileChange], Iterator[CallView]]] = {
+    **dict.fromkeys(_SHELL, _shell),
+    "sql": _sql,
+    "html": _template,
+}
