@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
 from reviewbot.rules.literal_values import program_lines
@@ -160,8 +161,12 @@ class SecretsRule(RuleBase, frozen=True):
             text = added[number]
             if _ALLOWLIST_PRAGMA in text:
                 continue
-            for value, (level, kind) in scan_line(change.path, text, quiet, candidate=True,
-                                                  plugins=plugins).items():
+            read = long_line_code(text, change.language) if len(text) > MINIFIED_LINE_CHARS \
+                else text
+            short = len(read) <= MINIFIED_LINE_CHARS and read is not text
+            for value, (level, kind) in scan_line(change.path, read, quiet,
+                                                  candidate=not short,
+                                                  plugins=None if short else plugins).items():
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 reported.add(number)
@@ -311,7 +316,9 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         # well-known token formats (linear patterns) find what a person would have pasted
         # (no encrypted value has one); entropy and keyword detectors would flag every other
         # string.
-        for value, level, kind in _own_hits(path, text, quiet):
+        long_hits = _own_hits(path, text, quiet) + ([] if encrypted
+                                                    else _long_keyword_hits(path, text, quiet))
+        for value, level, kind in long_hits:
             if level is not None:
                 best[value] = (level, kind)
         return best
@@ -338,6 +345,19 @@ def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
                   "credential in a config file")
                  for span in find_secrets(text) if span.kind == "credential"]
     return hits
+
+
+def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+    """On a long line of code, what the keyword detector reports on a short one (a quoted
+    value named like a credential, `password = "..."`), found by redaction's linear search:
+    padding a line past the limit does not hide a password. Config files have theirs in
+    `_own_hits` already."""
+    if bare_values_are_literal(path):
+        return []
+    return [(value, "info" if quiet else "warning", "Secret Keyword")
+            for span in find_secrets(text, literal_bare_values=False)
+            if span.kind == "credential" and not is_placeholder(
+                value := text[span.start:span.end]) and not any(c.isspace() for c in value)]
 
 
 def _detect_secrets_hits(path: str, text: str, quiet: bool,

@@ -119,3 +119,21 @@ def test_a_random_value_wrapped_like_a_reference(wrapped: str) -> None:
 def test_near_a_wrapped_name_is_a_placeholder(value: str) -> None:
     assert hits("app/db.py", f'password = "{value}"\n') == set()
     assert hits("deploy/.env", f"DB_PASSWORD={value}\n") == set()
+
+
+PAD = "x" * 1100
+
+
+@pytest.mark.parametrize(("path", "plain", "padded"), [
+    ("app/db.py", 'password = "hunter2-correct-horse"\n',
+     'password = "hunter2-correct-horse"  # ' + PAD + "\n"),
+    ("web/db.js", 'const password = "hunter2-correct-horse";\n',
+     'const password = "hunter2-correct-horse"; var pad = "' + PAD + '";\n'),
+    ("web/db.js", 'const password = "hunter2-correct-horse";\n',
+     'const password = "hunter2-correct-horse"; // ' + PAD + "\n"),
+    ("app/keys.py", f'KEY = "{AWS}"\n', f'KEY = "{AWS}"  # ' + PAD + "\n"),
+])
+def test_a_secret_on_a_line_padded_past_the_limit(path: str, plain: str, padded: str) -> None:
+    """A comment or a string that pads a line past the long-line limit does not lower or
+    hide the secret on it."""
+    assert hits(path, padded) == hits(path, plain) != set()
