@@ -163,10 +163,10 @@ class SecretsRule(RuleBase, frozen=True):
                 continue
             read = long_line_code(text, change.language) if len(text) > MINIFIED_LINE_CHARS \
                 else text
-            short = len(read) <= MINIFIED_LINE_CHARS and read is not text
+            stripped = len(read) <= MINIFIED_LINE_CHARS and read is not text
             for value, (level, kind) in scan_line(change.path, read, quiet,
-                                                  candidate=not short,
-                                                  plugins=None if short else plugins).items():
+                                                  candidate=not stripped,
+                                                  plugins=None if stripped else plugins).items():
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 reported.add(number)
