@@ -228,7 +228,8 @@ class DiffResult(Frozen, frozen=True, kw_only=True):
 
 
 class Finding(Frozen, frozen=True, kw_only=True):
-    """One problem, anchored to lines of the new side of a file."""
+    """One problem, anchored to lines of the new side of a file (and, for one about a line
+    the change removed, to that line of the base's)."""
 
     file_path: str
     start_line: int
@@ -248,6 +249,11 @@ class Finding(Frozen, frozen=True, kw_only=True):
     in_diff: bool = True
     # Replacement lines for start_line..end_line (a model finding's checked suggestion).
     replacement: str | None = None
+    # Set when the finding is about a line the change removed (a guard deleted): that line's
+    # number in the base's file. start_line and end_line are then where the removal sits in
+    # the new file; a forge's comment goes on the removed line (GitHub's LEFT side, GitLab's
+    # `old_line`).
+    base_line: Annotated[int, Meta(ge=1)] | None = None
 
 
 class RuleMeta(Frozen, frozen=True, kw_only=True):

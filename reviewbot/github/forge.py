@@ -44,7 +44,7 @@ from reviewbot.deliver.forge import (
 )
 from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.github.event import PullRequestEvent, pull_event
-from reviewbot.github.positions import commentable
+from reviewbot.github.positions import commentable, left_side_removed
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest
@@ -109,7 +109,11 @@ def neutral(call: Callable[P, T]) -> Callable[P, T]:
 
 
 def review_comment(comment: InlineComment) -> dict[str, Any]:
-    """A comment of a review, in GitHub's terms: RIGHT-side lines."""
+    """A comment of a review, in GitHub's terms: RIGHT-side lines, or the LEFT side's removed
+    line a finding about a deleted line is on."""
+    if comment.base_line is not None:
+        return {"path": comment.path, "line": comment.base_line, "side": "LEFT",
+                "body": comment.body}
     posted: dict[str, Any] = {"path": comment.path, "line": comment.end, "side": "RIGHT",
                               "body": comment.body}
     if comment.start != comment.end:
@@ -210,6 +214,11 @@ class GithubForge:
     @neutral
     def lines(self) -> dict[str, set[int]]:
         return commentable((f.filename, f.patch) for f in self.pull.get_files())
+
+    @neutral
+    def removed_lines(self) -> dict[str, set[int]]:
+        return {f.filename: left_side_removed(f.patch) if f.patch else set()
+                for f in self.pull.get_files()}
 
     # --- comments ----------------------------------------------------------------------
 

@@ -65,7 +65,11 @@ def _result(data: ReportInput, finding: Finding, index: int) -> dict[str, Any]:
         }}],
         "partialFingerprints": {"reviewbotFingerprint/v1": fingerprint(data, finding)},
         "properties": {"category": finding.category, "source": finding.source,
-                       "unitId": finding.unit_id, "inDiff": finding.in_diff},
+                       "unitId": finding.unit_id, "inDiff": finding.in_diff,
+                       # A line the change removed: its number in the base's file (the
+                       # region is where the removal sits in the new file).
+                       **({"baseLine": finding.base_line}
+                          if finding.base_line is not None else {})},
         **({"fixes": [_fix(data, finding)]} if finding.replacement is not None else {}),
     }
 

@@ -66,6 +66,8 @@ def _finding_lines(data: ReportInput, finding: Finding) -> list[Line]:
                   (f"[{display_path(finding.rule_id)}]", "dim")]
     if not finding.in_diff:
         head.append(("  (outside the changed lines)", "dim"))
+    if finding.base_line is not None:
+        head.append((f"  (removed line {finding.base_line} of the base)", "dim"))
     lines = [head]
     lines += [[(f"       │ {display_path(line.strip())}", "dim")]
               for line in data.code_of(finding)[:3]]

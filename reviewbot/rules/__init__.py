@@ -26,7 +26,6 @@ from reviewbot.rules import (
 )
 from reviewbot.rules.base import (
     SECRETS_ONLY_TAGS,
-    ChangeLines,
     FileChange,
     Hit,
     ProjectFiles,
@@ -34,6 +33,7 @@ from reviewbot.rules.base import (
     Rule,
     suppressed,
 )
+from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.tagging import Assessment, apply, assess
 from reviewbot.run.processes import map_in_processes
@@ -107,7 +107,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
     # What quietens each file is decided by the base, never by a name the change adds.
     kinds = file_kinds(_by_path(all_units), project, read_new)
-    shared = _Shared(ChangeLines(all_units), ProjectFiles(project), read_old)
+    shared = _Shared(ChangeLines(all_units, read_new), ProjectFiles(project), read_old)
     changes = (_file_changes(kept, read_new, shared, kinds)
                + _file_changes(ignored, read_new, shared, kinds, {IGNORED}))
     # Read here, once: the workers start with the files in memory (and the context step
@@ -267,14 +267,19 @@ def _anchor(hit: Hit, rule: Rule, change: FileChange,
     """The finding for a hit on an added line (anywhere, for a rule that decides what the
     change brought itself), or None (not on the change, or suppressed)."""
     lines = range(hit.line, hit.last_line + 1)
-    unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
+    if hit.base_line is not None:
+        # On a line the change removed: the unit that removes it. No suppression can be
+        # written on a removed line, and none elsewhere covers it.
+        unit = next((u for u in change.units if _removes_line(u, hit.base_line)), None)
+    else:
+        unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
     if unit is None and rule.whole_file and change.units:
         unit = change.units[0]  # the rule found the change brought it, away from its lines
     if unit is None:
         return None
     # On the line the finding starts on, the one it is reported at: a suppression further
     # down a long statement (a value a hundred lines below the call) is no suppression.
-    if suppressed(change.line(hit.line), rule.id):
+    if hit.base_line is None and suppressed(change.line(hit.line), rule.id):
         return None
     severity = configured or _default_severity(hit, rule, change)
     # Whatever the change added that would have quietened this finding is said with it.
@@ -285,7 +290,7 @@ def _anchor(hit: Hit, rule: Rule, change: FileChange,
         title=hit.title or rule.title,
         message=f"{hit.message} {refused}" if refused else hit.message,
         suggestion=hit.suggestion,
-        source="rule", unit_id=unit.unit_id,
+        source="rule", unit_id=unit.unit_id, base_line=hit.base_line,
     )
     return _Anchored(finding=finding, unit_id=unit.unit_id)
 
@@ -296,6 +301,11 @@ def _default_severity(hit: Hit, rule: Rule, change: FileChange) -> Severity:
     if "test_file" in change.tags and rule.category != "secrets":
         severity = _LOWER[severity]
     return severity
+
+
+def _removes_line(unit: ReviewUnit, base_line: int) -> bool:
+    return unit.hunk is not None and any(
+        line.old_lineno == base_line for line in unit.hunk.lines if line.kind == "del")
 
 
 def _adds_line(unit: ReviewUnit, number: int) -> bool:

@@ -16,6 +16,7 @@ from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
+from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.quieting import BaseLayout, FileKind
 from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
 
@@ -88,6 +89,9 @@ class Hit(msgspec.Struct, frozen=True):
     suggestion: str = ""
     severity: Severity | None = None
     title: str | None = None
+    # Set when the hit is about a line the change removed: its number in the base's file
+    # (`line` is then where the removal sits in the new file).
+    base_line: int | None = None
 
     @property
     def last_line(self) -> int:
@@ -144,38 +148,6 @@ class RuleBase(msgspec.Struct, frozen=True):
         return bool(change.added)
 
 
-class ChangeLines:
-    """The added lines of every file in one change, for a rule that asks whether a line a
-    file lost was added somewhere else (moved, not deleted: a check that went into a base
-    class's new module). Built on the first question, so a change nobody asks about pays
-    nothing; forked workers inherit it unbuilt."""
-
-    def __init__(self, units: tuple[ReviewUnit, ...] = ()) -> None:
-        self._units = units
-
-    @cached_property
-    def _added(self) -> frozenset[str]:
-        return frozenset(normal_line(line.text) for unit in self._units if unit.hunk
-                         for line in unit.hunk.added())
-
-    def added(self, text: str) -> bool:
-        """Whether a line like this one (spacing aside) is added anywhere in the change."""
-        return normal_line(text) in self._added
-
-    @cached_property
-    def _defined(self) -> frozenset[str]:
-        return frozenset(match.group(1) for line in self._added
-                         if (match := _PYTHON_DEF.match(line)))
-
-    def defines(self, name: str) -> bool:
-        """Whether an added line anywhere in the change defines a Python function of this
-        name (a function moved or rewritten, not deleted)."""
-        return name in self._defined
-
-
-_PYTHON_DEF = re.compile(r"(?:async )?def (\w+)\s*\(")
-
-
 class ProjectSource(BaseLayout, Protocol):
     """The reviewed side's files as the rules may read them (RepoSource is one), and what the
     base holds (what a name declares, rules/quieting.py)."""
@@ -229,10 +201,6 @@ class ProjectFiles:
             if text is not None:
                 return path, text
         return None
-
-
-def normal_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 class FileChange(msgspec.Struct, dict=True):
