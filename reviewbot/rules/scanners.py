@@ -18,7 +18,10 @@ the file, run through the same tool, lacks it: same code, message, severity, the
 line it starts on, and for zizmor the route of each location (`jobs.build.steps[2]`); when
 the change has more findings of one identity than the base, all of them are the change's.
 The base is run only for a file with such findings, and only when the base has the file
-under the same name.
+under the same name. A finding the base had is still the change's when the change made it
+reachable: a trigger added that fills the event field its expression reads (`issues:` for
+`${{ github.event.issue.title }}` in a workflow only `workflow_dispatch` started;
+rules/workflow_events.py).
 
 Severities: the tool's own levels (error, warning, info; style dropped) for shellcheck and
 hadolint. zizmor's severities mean "how bad if exploitable", and most of its findings need a
@@ -44,6 +47,7 @@ from typing import Any
 import msgspec
 
 from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.workflow_events import made_reachable
 from reviewbot.schema import Severity
 
 TIMEOUT_S = 20
@@ -88,6 +92,10 @@ class ScannerRule(RuleBase, frozen=True):
     # Set for a tool whose findings on an added line may still be the base's: how a finding's
     # first line is compared with the base's (zizmor: a `uses:` line without its tag).
     retagged: Callable[[str], str] | None = None
+    # Whether a finding the base had too was latent there and the change made it reachable
+    # (old text, new text, the finding's own text): then it is the change's (zizmor: a
+    # trigger added that fills the event field an expression reads).
+    reachable: Callable[[str | None, str | None, str], bool] | None = None
 
     @property
     def whole_file(self) -> bool:
@@ -148,7 +156,9 @@ class ScannerRule(RuleBase, frozen=True):
         now = Counter(hit.identity(new_lines, first_line) for hit in found)
         added = change.added_by_line if self.retagged is None else {}
         return [hit for hit in found if hit.line in added
-                or now[key := hit.identity(new_lines, first_line)] > before[key]]
+                or now[key := hit.identity(new_lines, first_line)] > before[key]
+                or (self.reachable is not None and self.reachable(
+                    old_text, text, "\n".join(new_lines[hit.line - 1:hit.end_line])))]
 
     def _run(self, executable: str, change: FileChange, text: str) -> str | None:
         env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
@@ -283,5 +293,5 @@ RULES = (
                            "dangerous triggers, credential persistence, excessive permissions."),
         executable="zizmor", matches=_is_workflow, arguments=_zizmor_arguments, parse=_zizmor,
         what="GitHub workflows", replaces=frozenset({"gha.expression-injection"}),
-        retagged=_untagged),
+        retagged=_untagged, reachable=made_reachable),
 )
