@@ -27,9 +27,13 @@ from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
 
-# A file this large is not parsed for calls (tree-sitter reads about a megabyte a second on
-# a loaded machine; a minified bundle is several).
+# At most this much of a file is parsed for calls (tree-sitter reads about a megabyte a
+# second on a loaded machine; a minified bundle is several): a larger file is parsed in
+# windows around its added lines (WINDOW_LINES, WINDOW_BYTES each way), and a change whose
+# added lines alone span more is read line by line only (the run says so).
 PARSE_LIMIT_BYTES = 1_000_000
+WINDOW_LINES = 200
+WINDOW_BYTES = 64_000
 # How many assignments deep a name's value is followed.
 _DEPTH = 3
 # A rendering is cut here: a call that long is no command a person wrote.
@@ -60,7 +64,9 @@ class CallView(msgspec.Struct, frozen=True):
 class ParsedFile:
     """A file's syntax tree, with each function's assignments indexed on first use."""
 
-    def __init__(self, text: str, language: str) -> None:
+    def __init__(self, text: str, language: str, first_line: int = 1) -> None:
+        # `text` may be a slice of a file that starts at line `first_line`.
+        self.offset = first_line - 1
         self.source = text.encode("utf-8", "surrogatepass")
         parser = parser_for(language)
         self.tree: Tree | None = parser.parse(self.source) if parser else None
@@ -80,8 +86,9 @@ class ParsedFile:
     def _view(self, call: Node) -> CallView:
         lines: set[int] = set(range(call.start_point[0] + 1, call.end_point[0] + 2))
         text = self._render(call, _DEPTH, lines, inline=False)
-        return CallView(text=text[:_MAX_RENDERING], first=call.start_point[0] + 1,
-                        last=call.end_point[0] + 1, lines=frozenset(lines))
+        return CallView(text=text[:_MAX_RENDERING], first=call.start_point[0] + 1 + self.offset,
+                        last=call.end_point[0] + 1 + self.offset,
+                        lines=frozenset(n + self.offset for n in lines))
 
     def _render(self, node: Node, depth: int, lines: set[int], inline: bool) -> str:
         """The node's source on one line: comments out, names assigned before it in (when
@@ -220,3 +227,28 @@ def may_call(text: str, names: frozenset[str]) -> bool:
     """Whether the text names one of the functions at all (one RE2 pass): a file that does
     not is not parsed."""
     return bool(names) and _names_pattern(names).search(text.encode()) is not None
+
+
+def windows(text: str, added: Iterable[int]) -> list[tuple[int, str]] | None:
+    """The parts of a large file to parse for the calls around its added lines: (first line,
+    text) each, overlapping ones merged; None when they add up to more than
+    PARSE_LIMIT_BYTES."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    spans: list[tuple[int, int]] = []
+    for number in sorted(added):
+        first = max(1, number - WINDOW_LINES)
+        last = min(len(lines), number + WINDOW_LINES)
+        while first < number and starts[number - 1] - starts[first - 1] > WINDOW_BYTES:
+            first += 1
+        while last > number and starts[last] - starts[number] > WINDOW_BYTES:
+            last -= 1
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
+        else:
+            spans.append((first, last))
+    if sum(starts[last] - starts[first - 1] for first, last in spans) > PARSE_LIMIT_BYTES:
+        return None
+    return [(first, "\n".join(lines[first - 1:last])) for first, last in spans]

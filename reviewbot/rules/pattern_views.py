@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from reviewbot.code.calls import LANGUAGES, PARSE_LIMIT_BYTES, CallView, ParsedFile, may_call
+from reviewbot.code.calls import (
+    LANGUAGES,
+    PARSE_LIMIT_BYTES,
+    CallView,
+    ParsedFile,
+    may_call,
+    windows,
+)
 from reviewbot.code.long_lines import long_line_code
 from reviewbot.rules.base import FileChange, is_long
 
@@ -47,21 +54,39 @@ def _call_views(change: FileChange, calls: frozenset[str]) -> list[CallView]:
     text = change.new_text
     found: list[CallView] = []
     if text is not None and may_call(text, calls):
-        if len(text.encode("utf-8", "surrogatepass")) > PARSE_LIMIT_BYTES:
-            note = (f"{change.path} is over {PARSE_LIMIT_BYTES // 1_000_000} MB: its calls "
-                    "were read line by line only, not as expressions")
+        parsed = _parsed(change, text)
+        if parsed is None:
+            # QUIETENING: what the change adds is over the parse limit; the run says so.
+            note = (f"{change.path}: the change adds over {PARSE_LIMIT_BYTES // 1_000_000} MB "
+                    "of code; its calls were read line by line only, not as expressions")
             if note not in change.notes:
                 change.notes.append(note)
         else:
-            parsed = change.memo.get("parsed_calls")
-            if not isinstance(parsed, ParsedFile):
-                parsed = ParsedFile(text, change.language)
-                change.memo["parsed_calls"] = parsed
-            added = change.added_by_line
-            found = [view for view in parsed.views(calls)
+            # A file the base holds minified keeps its long lines' skip (rules/base.py).
+            added = {n for n, line in change.added_by_line.items()
+                     if not (is_long(line) and change.minified_at_base)}
+            found = [view for part in parsed for view in part.views(calls)
                      if any(line in added for line in view.lines)]
     change.memo[key] = found
     return found
+
+
+def _parsed(change: FileChange, text: str) -> list[ParsedFile] | None:
+    """The file parsed once for all its rules: whole, or (a large file) in windows around
+    its added lines; None when those are over the limit."""
+    cached = change.memo.get("parsed_calls")
+    if isinstance(cached, list) or "parsed_calls" in change.memo:
+        return cached if isinstance(cached, list) else None
+    parts: list[ParsedFile] | None
+    if len(text.encode("utf-8", "surrogatepass")) <= PARSE_LIMIT_BYTES:
+        parts = [ParsedFile(text, change.language)]
+    else:
+        found = windows(text, [n for n, line in change.added_by_line.items()
+                               if not (is_long(line) and change.minified_at_base)])
+        parts = None if found is None else [ParsedFile(part, change.language, first)
+                                            for first, part in found]
+    change.memo["parsed_calls"] = parts
+    return parts
 
 
 def _joined(change: FileChange, continues: Callable[[str], bool],

@@ -6,7 +6,10 @@ test where the change itself tries to trigger it.
 By who attacks:
 
 - the pull-request author, through names and file shapes: tests/attacks/names_test.py,
-  tests/attacks/shapes_test.py; through git attributes: tests/attacks/attributes_test.py;
+  tests/attacks/shapes_test.py; through statement, secret and guard shapes the rules must
+  read as the language does: tests/attacks/statement_shapes_test.py,
+  tests/attacks/secret_shapes_test.py, tests/attacks/guard_shapes_test.py,
+  tests/attacks/workflow_triggers_test.py; through git attributes: tests/attacks/attributes_test.py;
   through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
   output folder: tests/cli_test.py, tests/config_test.py and
   tests/github/config_at_base_test.py (where their fixtures are);
@@ -39,10 +42,37 @@ QUIETENINGS: dict[str, str] = {
     "guard-removed skipped in documentation": "names_test.py::test_guard_removed_under_docs",
     # rules/patterns.py skip_tags: console.log and Java prints in tests.
     "console.log in a test, by name": "names_test.py::test_a_name_alone_declares_nothing",
-    # rules/base.py MINIFIED_LINE_CHARS: a long line passes the line patterns.
+    # rules/base.py MINIFIED_LINE_CHARS: a long line is read as its code, by RE2; only a file
+    # the base holds minified keeps its long lines' skip (a note says so).
     "a long line quietens a file": "shapes_test.py::test_a_long_line_quietens_only_itself",
     "a padded sink line in Python": "shapes_test.py::test_a_padded_python_sink_is_found",
+    "a line padded past the limit, for the line patterns":
+        "statement_shapes_test.py::test_a_line_padded_past_the_limit_is_read",
+    "a file the base holds minified":
+        "statement_shapes_test.py::test_a_file_the_base_holds_minified_keeps_its_own_skip",
+    "a secret on a line padded past the limit":
+        "secret_shapes_test.py::test_a_secret_on_a_line_padded_past_the_limit",
     "a minified hunk skips guard-removed": "shapes_test.py::test_a_minified_hunk",
+    "a line padded past the limit, for guard-removed":
+        "guard_shapes_test.py::test_a_guard_removed_next_to_a_line_padded_past_the_limit",
+    # rules/pattern_views.py, code/calls.py: a change that adds over PARSE_LIMIT_BYTES of code
+    # has its calls read line by line (a note says so); a large file is parsed in windows.
+    "calls in a file padded past the parse limit":
+        "statement_shapes_test.py::test_a_split_call_in_a_large_file_is_read",
+    # rules/removed_guards.py _MAX_PER_HUNK: only what is said spends it.
+    "guard-removed's budget a hunk": "guard_shapes_test.py::test_cosmetic_edits_spend_nothing",
+    # rules/guard_exits.py: a guard counts as moved only as code, with its exit, in the same
+    # language.
+    "a guard pasted elsewhere passed for moved":
+        "guard_shapes_test.py::test_the_guard_pasted_elsewhere_is_not_moved",
+    # rules/secrets.py: a private key's armour without material; a wrapped placeholder.
+    "a private key's armour alone":
+        "secret_shapes_test.py::test_a_private_key_in_any_layout_openssl_reads",
+    "a placeholder wrapped like a template's reference":
+        "secret_shapes_test.py::test_a_random_value_wrapped_like_a_reference",
+    # rules/scanners.py: a zizmor finding the base's file had is the base's.
+    "a zizmor finding the base had, made reachable by a trigger":
+        "workflow_triggers_test.py::test_a_trigger_that_makes_a_latent_injection_reachable",
     # rules/python_ast.py is_entry_point: a program's prints are its output.
     "a script's, example's or docs program's folder":
         "shapes_test.py::test_a_script_name_quietens_only_prints",

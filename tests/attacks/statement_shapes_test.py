@@ -118,6 +118,21 @@ def test_near_a_statement_over_lines_that_is_safe(path: str, code: str) -> None:
     assert hits(path, code) == set()
 
 
+def test_a_split_call_in_a_large_file_is_read() -> None:
+    """A file padded past the parse limit is parsed around what the change adds: the split
+    call in it is still one call; only a change that adds more than the limit itself is read
+    line by line, and the run says so."""
+    padding = "".join(f"const v{n} = {n};\n" for n in range(70_000))
+    old = padding + "function f(branch) {\n  return 1;\n}\n"
+    new = padding + "function f(branch) {\n  cp.exec(\n    `git log ${branch}`);\n}\n"
+    assert len(new) > 1_000_000
+    found = findings("web/big.js", new, old)
+    assert [(f.rule_id, f.severity) for f in found] == [("js.command-injection", "error")]
+    from tests.rules.conftest import review
+    huge = review("web/huge.js", new)
+    assert any("read line by line only" in note for note in huge.notes)
+
+
 def test_a_finding_on_a_split_call_lands_on_the_changed_line() -> None:
     """The change adds only the template literal under a call the base had: the finding is
     the change's, on the line it added; a call the change does not touch is not reported."""
