@@ -73,19 +73,54 @@ class ParsedFile:
         self._assigned: dict[tuple[int, int], dict[str, list[tuple[int, Node, bool]]]] = {}
 
     def views(self, names: frozenset[str]) -> Iterator[CallView]:
-        """A view of every call of one of `names` in the file."""
+        """A view of every call of one of `names` in the file, under its own name or another
+        the file gave it (`const run = cp.exec`, `const { exec: run } = require(...)`,
+        `cp['exec']`)."""
         if self.tree is None:
             return
+        aliases = self._aliases(names)
         stack = [self.tree.root_node]
         while stack:
             node = stack.pop()
-            if node.type in _CALLS and _callee(node) in names:
-                yield self._view(node)
+            if node.type in _CALLS:
+                name = _callee(node)
+                if name in names and not _subscripted(node):
+                    yield self._view(node)
+                elif name in aliases or (name in names and _subscripted(node)):
+                    yield self._view(node, aliases.get(name, name))
             stack.extend(reversed(node.children))
 
-    def _view(self, call: Node) -> CallView:
+    def _aliases(self, names: frozenset[str]) -> dict[str, str]:
+        """Other names the file gives the functions: a name assigned one of them, or bound
+        to one by destructuring."""
+        found: dict[str, str] = {}
+        assert self.tree is not None  # noqa: S101 (views checked)
+        stack = [self.tree.root_node]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if node.type == "variable_declarator":
+                target, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+                if target is not None and target.type == "identifier" and value is not None \
+                        and value.type in ("member_expression", "identifier") \
+                        and (name := _last_name(value)) in names:
+                    found[_node_text(target)] = name
+            elif node.type == "pair_pattern":
+                key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier" \
+                        and _node_text(key) in names:
+                    found[_node_text(value)] = _node_text(key)
+        return found
+
+    def _view(self, call: Node, name: str | None = None) -> CallView:
+        """The call on one line; under `name` (`exec(...)`) when the file called it by
+        another name."""
         lines: set[int] = set(range(call.start_point[0] + 1, call.end_point[0] + 2))
-        text = self._render(call, _DEPTH, lines, inline=False)
+        arguments = call.child_by_field_name("arguments")
+        if name is not None and arguments is not None:
+            text = name + self._render(arguments, _DEPTH, lines, inline=True)
+        else:
+            text = self._render(call, _DEPTH, lines, inline=False)
         return CallView(text=text[:_MAX_RENDERING], first=call.start_point[0] + 1 + self.offset,
                         last=call.end_point[0] + 1 + self.offset,
                         lines=frozenset(n + self.offset for n in lines))
@@ -203,6 +238,23 @@ def _assigned(node: Node) -> Iterable[tuple[Node, Node, bool]]:
     return ()
 
 
+def _node_text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _last_name(node: Node) -> str:
+    """`exec` of `cp.exec`, `exec` of `exec`."""
+    if node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        return _node_text(prop) if prop is not None else ""
+    return _node_text(node)
+
+
+def _subscripted(call: Node) -> bool:
+    target = call.child_by_field_name("function")
+    return target is not None and target.type == "subscript_expression"
+
+
 def _callee(call: Node) -> str:
     """The called function's own name: `exec` of `cp.exec(...)`, `Command` of
     `exec.Command(...)`, `ProcessBuilder` of `new ProcessBuilder(...)`."""
@@ -210,6 +262,11 @@ def _callee(call: Node) -> str:
               or call.child_by_field_name("name") or call.child_by_field_name("type"))
     if target is None:
         return ""
+    if target.type == "subscript_expression":
+        index = target.child_by_field_name("index")
+        fragment = next((c for c in index.named_children if c.type == "string_fragment"),
+                        None) if index is not None and index.type == "string" else None
+        return _node_text(fragment) if fragment is not None else ""
     if target.type in ("member_expression", "selector_expression"):
         target = (target.child_by_field_name("property")
                   or target.child_by_field_name("field") or target)

@@ -39,6 +39,11 @@ TWINS: list[tuple[str, str, str, tuple[str, ...], tuple[str, str]]] = [
          "const base = 'git log ';\nconst cmd = base + branch;\nchild.execSync(cmd);\n",
          "const cmd = `git log ${branch}`;\nfunction run() {\n  return exec(cmd);\n}\n",
      ), ("js.command-injection", "error")),
+    ("js exec under another name", "web/run.js", "cp.exec(`git log ${branch}`, cb);\n", (
+        "const run = cp.exec;\nrun(`git log ${branch}`, cb);\n",
+        "const { exec: run } = require('child_process');\nrun(`git log ${branch}`, cb);\n",
+        "cp['exec'](`git log ${branch}`, cb);\n",
+    ), ("js.command-injection", "error")),
     ("js concatenation split", "web/run.js", "exec('ls ' + dir, cb);\n", (
         "exec(\n  'ls ' +\n  dir, cb);\n",
         "const c = 'ls ' + dir;\nexec(c);\n",
