@@ -27,6 +27,7 @@ _SEPARATOR = rf"{_BREAK}(?:(?:\+|\.\.?|&|\|\|){_BREAK})?"
 _JOINED = re.compile(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
 _PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+_WRAPPED_START = re.compile(r"""["'`][$%{<(\[]""")
 # Only text with two literals side by side is searched for joins.
 _ADJACENT = re.compile(rf"""["'`]{_SEPARATOR}[rRbBuUfF]{{0,2}}["'`]""")
 # Joins over this many lines are not followed (a table of messages is not a key).
@@ -39,9 +40,16 @@ def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
     quoted values are wrapped randoms, unwrapped. Lines that hold neither yield nothing."""
     numbers = sorted(lines)
     yield from _joins(lines, numbers)
-    for number in numbers:
-        text = lines[number]
-        if any(opener in text for opener in "$%{<([") and (unwrapped := _unwrapped(text)):
+    # Only a line with a quote right before an opener can hold a wrapped value: one search
+    # over the lines joined finds them.
+    joined = "\n".join(lines[n] for n in numbers)
+    starts = [0]
+    for n in numbers:
+        starts.append(starts[-1] + len(lines[n]) + 1)
+    wrapped = sorted({numbers[bisect_right(starts, match.start()) - 1]
+                      for match in _WRAPPED_START.finditer(joined)})
+    for number in wrapped:
+        if unwrapped := _unwrapped(lines[number]):
             yield number, unwrapped
 
 

@@ -150,7 +150,8 @@ _BREAKS = re.compile("[\r\u2028\u2029]")
 
 RULES = (
     _rule("js.eval", "eval or new Function", "warning", "security", JS, (
-        _v(r"(?:^|[^\w.$])eval\s*\(", None, "`eval` runs a string as code."),
+        _v(r"(?:^|[^\w.$])eval\s*\(|\b(?:window|globalThis|self)\s*\.\s*eval\s*\(", None,
+           "`eval` runs a string as code."),
         _v(r"\bnew\s+Function\s*\(", None, "`new Function` compiles a string into code."),
     ), "Parse data with JSON.parse; dispatch on values instead of building code.",
         "Code built from strings runs whatever the string says.",
@@ -218,10 +219,11 @@ RULES = (
         calls=frozenset({"Query", "QueryRow", "Exec", "Prepare", "QueryContext",
                          "QueryRowContext", "ExecContext", "PrepareContext", "Sprintf"})),
     _rule("go.command-injection", "Shell command built at run time", "warning", "security", GO, (
-        _v(r"exec\.Command(Context)?\([^)]*\"(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*"
+        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*"
            r"(fmt\.Sprintf|\"[^\"]*\"\s*\+|[^\")][^)]*\+)", "error",
            "A formatted command is run through `sh -c`: input in it can run commands."),
-        _v(r"exec\.Command(Context)?\([^)]*\"(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*[A-Za-z_]", None,
+        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*[A-Za-z_]",
+           None,
            "A non-constant command is run through `sh -c`."),
     ), "Run the program directly: exec.Command(\"tool\", arg).",
         "sh -c interprets its string as a shell script.",
@@ -248,7 +250,7 @@ RULES = (
     _rule("java.command-injection", "Command built at run time", "warning", "security", JAVA, (
         _v(r"\.exec\(\s*(\"[^\"]*\"\s*\+|\w+\s*\+)", "error",
            "Runtime.exec gets a command built by concatenation."),
-        _v(r"new\s+ProcessBuilder\(\s*\"(ba)?sh\"\s*,\s*\"-c\"", None,
+        _v(r"new\s+ProcessBuilder\(\s*\"(/usr)?(/bin/)?(ba)?sh\"\s*,\s*\"-c\"", None,
            "A command is run through `sh -c`."),
     ), "Pass the program and its arguments separately to ProcessBuilder.",
         "A command string built from input can run other commands.",
@@ -278,7 +280,7 @@ RULES = (
     ), "Use the project's logger.", "Leftover output clutters logs.", skip_tags=_TESTS),
     _rule("shell.curl-pipe-shell", "Downloaded script piped into a shell", "warning",
           "security", SHELLISH, (
-        _v(r"\b(curl|wget)\b[^|#]*\|\s*(sudo\s+)?(ba|z)?sh\b", None,
+        _v(r"\b(curl|wget)\b[^|#]*\|\s*(sudo\s+)?(/usr)?(/bin/)?(ba|z)?sh\b", None,
            "A script is downloaded and run without being checked."),
     ), "Download to a file, verify its checksum or signature, then run it.",
         "Whoever controls the URL controls the machine."),

@@ -51,6 +51,8 @@ TWINS: list[tuple[str, str, str, tuple[str, ...], tuple[str, str]]] = [
     ("js eval split", "web/app.js", "eval(location.hash);\n", (
         "eval(\n  location.hash);\n",
         "const f = new Function(\n  body);\n",
+        "window.eval(location.hash);\n",
+        "globalThis['eval'](location.hash);\n",
     ), ("js.eval", "warning")),
     ("js tls options over lines", "web/client.js",
      "https.request(url, { rejectUnauthorized: false });\n", (
@@ -68,6 +70,7 @@ TWINS: list[tuple[str, str, str, tuple[str, ...], tuple[str, str]]] = [
          'out, _ := exec.Command(\n\t"sh", "-c",\n\tfmt.Sprintf("ls %s", dir),\n).Output()\n',
          'cmd := fmt.Sprintf("ls %s", dir)\nout, _ := exec.Command("sh", "-c", cmd).Output()\n',
          'out, _ := exec.Command("sh", "-c", "ls " + dir).Output()\n',
+         'out, _ := exec.Command("/bin/sh", "-c", fmt.Sprintf("ls %s", dir)).Output()\n',
      ), ("go.command-injection", "error")),
     ("java query built in a variable", "src/main/java/Repo.java",
      'ResultSet rs = stmt.executeQuery("SELECT * FROM t WHERE id = " + id);\n', (
@@ -83,6 +86,7 @@ TWINS: list[tuple[str, str, str, tuple[str, ...], tuple[str, str]]] = [
      "curl -fsSL https://example.invalid/i.sh | sh\n", (
          "curl -fsSL https://example.invalid/i.sh \\\n  | sh\n",
          "curl -fsSL https://example.invalid/i.sh |\n  sh\n",
+        "curl -fsSL https://example.invalid/i.sh | /bin/bash\n",
      ), ("shell.curl-pipe-shell", "warning")),
     ("dockerfile chmod over a continuation", "Dockerfile", "RUN chmod -R 777 /app\n", (
         "RUN chmod -R \\\n    777 /app\n",
@@ -110,6 +114,7 @@ def test_a_statement_over_lines_is_read_as_one(path: str, plain: str, twins: tup
     ("web/run.js", "execFile(\n  'git', ['log', branch], cb);\n"),
     ("web/run.js", "const cmd = 'git log';\nexec(cmd, cb);\n"),
     ("web/run.js", "const re = /a(b)/;\nconst m = re.exec(\n  text);\n"),
+    ("web/model.js", "model.eval(batch);\n"),
     ("web/run.js", "exec(\n  // `git log ${branch}`\n  'git log', cb);\n"),
     ("cmd/run.go", 'out, _ := exec.Command(\n\t"ls",\n\tdir,\n).Output()\n'),
     ("db/store.go", 'rows, err := db.Query(\n\t"SELECT * FROM t WHERE id = $1",\n\tid,\n)\n'),
