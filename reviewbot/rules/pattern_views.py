@@ -99,20 +99,21 @@ def _joined(change: FileChange, continues: Callable[[str], bool],
         if number in seen:
             continue
         first = number
-        while first > 1 and number - first < _REACH and continues(_code(change, first - 1)):
+        while first > 1 and number - first < _REACH and continues(code_line(change, first - 1)):
             first -= 1
         last = number
-        while last - number < _REACH and last < count and continues(_code(change, last)):
+        while last - number < _REACH and last < count and continues(code_line(change, last)):
             last += 1
         seen.update(range(first, last + 1))
         if last > first:
-            text = " ".join(piece(_code(change, n)) for n in range(first, last + 1)
+            text = " ".join(piece(code_line(change, n)) for n in range(first, last + 1)
                             if n not in change.comment_lines)
             yield CallView(text=text, first=first, last=last,
                            lines=frozenset(range(first, last + 1)))
 
 
-def _code(change: FileChange, number: int) -> str:
+def code_line(change: FileChange, number: int) -> str:
+    """A line of the file as the patterns read it (a long one without its comments)."""
     text = change.line(number)
     return long_line_code(text, change.language) if is_long(text) else text
 

@@ -13,7 +13,6 @@ from functools import cached_property
 
 import msgspec
 
-from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text
 from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
@@ -21,9 +20,8 @@ from reviewbot.rules.base import (
     Hit,
     RuleBase,
     RuleInfo,
-    is_long,
 )
-from reviewbot.rules.pattern_views import views
+from reviewbot.rules.pattern_views import code_line, views
 from reviewbot.schema import SEVERITY_RANK, Category, Severity
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
@@ -83,7 +81,7 @@ class PatternRule(RuleBase, frozen=True):
             if variant is None:
                 continue
             alone = [match for n in view.lines
-                     if (match := self.first_match(_code(change, n))) is not None]
+                     if (match := self.first_match(code_line(change, n))) is not None]
             if any(self._rank(match) >= self._rank(variant) for match in alone):
                 continue  # a line has it on its own: reported there, or the base's
             added = change.added_by_line
@@ -112,12 +110,6 @@ class PatternRule(RuleBase, frozen=True):
         return Hit(rule_id=self.id, line=line, end_line=last if last and last > line else None,
                    severity=variant.severity, message=variant.message,
                    suggestion=self.suggestion)
-
-
-def _code(change: FileChange, number: int) -> str:
-    """A line of the file as the patterns read it (a long one without its comments)."""
-    text = change.line(number)
-    return long_line_code(text, change.language) if is_long(text) else text
 
 
 def _v(pattern: str, severity: Severity | None, message: str, flags: int = 0) -> Variant:

@@ -170,6 +170,24 @@ def _unguarded(hunk: Hunk) -> Iterator[tuple[DiffLine, _Removal]]:
             yield max(keeping, key=lambda line: _alike(removed, line)), removal
 
 
+class _Nearby:
+    """The added lines of each hunk of a file near a base line, indexed once a span."""
+
+    def __init__(self, hunks: list[Hunk]) -> None:
+        self._hunks = hunks
+        self._numbers = [[line.new_lineno or 0 for line in hunk.added()] for hunk in hunks]
+        self._spans: dict[tuple[int, int, int], _Added] = {}
+
+    def near(self, other: int, where: int) -> _Added:
+        lines = self._numbers[other]
+        low = bisect_left(lines, where - _NEAR_FUNCTION)
+        high = bisect_right(lines, where + _NEAR_FUNCTION)
+        key = (other, low, high)
+        if key not in self._spans:
+            self._spans[key] = _Added(self._hunks[other].added()[low:high])
+        return self._spans[key]
+
+
 def _across_hunks(hunks: list[Hunk]) -> Iterator[tuple[DiffLine, _Removal]]:
     """A guard removed in one hunk and its value used raw in another hunk near it (the same
     function, as a diff splits it): found only when its own hunk neither keeps nor guards
@@ -177,25 +195,30 @@ def _across_hunks(hunks: list[Hunk]) -> Iterator[tuple[DiffLine, _Removal]]:
     if len(hunks) < 2:
         return
     indexed = [_Added(hunk.added()) for hunk in hunks]
-    numbers = [[line.new_lineno or 0 for line in hunk.added()] for hunk in hunks]
+    nearby = _Nearby(hunks)
     for index, hunk in enumerate(hunks):
         for removed in hunk.removed():
             for removal in removals(removed.text):
                 if indexed[index].using(removal.value, 0):
                     continue  # its own hunk answers for it
-                where = removed.old_lineno or 0
-                for other, lines in enumerate(numbers):
-                    if other == index:
-                        continue
-                    low = bisect_left(lines, where - _NEAR_FUNCTION)
-                    high = bisect_right(lines, where + _NEAR_FUNCTION)
-                    near = _Added(hunks[other].added()[low:high])
-                    if near.guarded_by_name(removal.value):
-                        continue  # guarded there
-                    using = [a for a in near.lines if keeps(a.text, removal.value)]
-                    if using:
-                        yield using[0], removal
-                        break
+                found = _used_raw_nearby(nearby, len(hunks), index, removed, removal)
+                if found is not None:
+                    yield found, removal
+
+
+def _used_raw_nearby(nearby: _Nearby, count: int, index: int, removed: DiffLine,
+                     removal: _Removal) -> DiffLine | None:
+    """The first line of another hunk near the removal that uses its value unguarded."""
+    for other in range(count):
+        if other == index:
+            continue
+        near = nearby.near(other, removed.old_lineno or 0)
+        if near.guarded_by_name(removal.value):
+            continue  # guarded there
+        using = [a for a in near.lines if keeps(a.text, removal.value)]
+        if using:
+            return using[0]
+    return None
 
 
 # Calls that validate: a pattern match, a predicate, an allow list.
