@@ -249,6 +249,11 @@ class FileChange(msgspec.Struct, dict=True):
         lines = self._new_lines
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
+    @property
+    def line_count(self) -> int:
+        """How many lines the new file has (at least as many as the diff adds)."""
+        return max(len(self._new_lines), max(self.added_by_line, default=0))
+
     @cached_property
     def _new_lines(self) -> list[str]:
         return (self.new_text or "").split("\n")

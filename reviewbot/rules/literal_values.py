@@ -28,8 +28,10 @@ _JOINED = re.compile(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
 _PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
 _WRAPPED_START = re.compile(r"""["'`][$%{<(\[]""")
-# Only text with two literals side by side is searched for joins.
-_ADJACENT = re.compile(rf"""["'`]{_SEPARATOR}[rRbBuUfF]{{0,2}}["'`]""")
+# Where two literals stand side by side (space, an operator or a line break between them:
+# `""`, an empty string, is not two): joins are looked for only from those lines.
+_ADJACENT = re.compile(rf"""["'`](?:[ \t]+|[ \t]*\\?\n|[ \t]*(?:\+|\.\.?|&|\|\|))"""
+                       rf"""{_BREAK}[rRbBuUfF]{{0,2}}["'`]""")
 # Joins over this many lines are not followed (a table of messages is not a key).
 _MAX_JOINED_LINES = 12
 
@@ -54,29 +56,34 @@ def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
 
 
 def _joins(lines: Mapping[int, str], numbers: list[int]) -> Iterator[tuple[int, str]]:
-    """Runs of consecutive added lines, searched as one text for joined literals."""
-    start = 0
-    for at in range(1, len(numbers) + 1):
-        if at < len(numbers) and numbers[at] == numbers[at - 1] + 1:
-            continue
-        run = numbers[start:at]
-        start = at
-        text = "\n".join(lines[n] for n in run)
-        if not _ADJACENT.search(text):
-            continue
-        offsets = [0]
-        for n in run:
-            offsets.append(offsets[-1] + len(lines[n]) + 1)
-        for match in _JOINED.finditer(text):
-            first = _line_index(offsets, match.start())
-            last = _line_index(offsets, match.end() - 1)
-            if last - first >= _MAX_JOINED_LINES:
-                continue
+    """Joined literals, searched from each added line where two stand side by side, over it
+    and the consecutive added lines after it."""
+    text = "\n".join(lines[n] for n in numbers)
+    offsets = [0]
+    for n in numbers:
+        offsets.append(offsets[-1] + len(lines[n]) + 1)
+    firsts = sorted({_line_index(offsets, match.start())
+                     for match in _ADJACENT.finditer(text)})
+    done = -1
+    for first in firsts:
+        if first < done:
+            continue  # inside a join already read
+        last = first
+        while last + 1 < len(numbers) and last - first < _MAX_JOINED_LINES \
+                and numbers[last + 1] == numbers[last] + 1:
+            last += 1
+        window = text[offsets[first]:offsets[last + 1] - 1]
+        for match in _JOINED.finditer(window):
+            start = _line_index(offsets, offsets[first] + match.start())
+            end = _line_index(offsets, offsets[first] + match.end() - 1)
+            if start > first:
+                break  # a join starting further down is searched from its own line
             value = "".join(_PREFIX.sub("", piece)[1:-1]
                             for piece in re.findall(_LITERAL, match.group(0)))
-            head = text[offsets[first]:match.start()]
-            tail = text[match.end():offsets[last + 1] - 1]
-            yield run[first], f'{head}"{value}"{tail}'
+            head = text[offsets[start]:offsets[first] + match.start()]
+            tail = text[offsets[first] + match.end():offsets[end + 1] - 1]
+            done = max(done, end)
+            yield numbers[start], f'{head}"{value}"{tail}'
 
 
 def _line_index(offsets: list[int], at: int) -> int:

@@ -94,7 +94,7 @@ def _joined(change: FileChange, continues: Callable[[str], bool],
     """Runs of lines each continued by the next (`continues` on a line's text), around the
     added lines; each run of two lines or more as one line."""
     seen: set[int] = set()
-    count = _line_count(change)
+    count = change.line_count
     for number in sorted(change.added_by_line):
         if number in seen:
             continue
@@ -116,11 +116,6 @@ def code_line(change: FileChange, number: int) -> str:
     """A line of the file as the patterns read it (a long one without its comments)."""
     text = change.line(number)
     return long_line_code(text, change.language) if is_long(text) else text
-
-
-def _line_count(change: FileChange) -> int:
-    added = max(change.added_by_line, default=0)
-    return max(added, len((change.new_text or "").split("\n")))
 
 
 def _shell(change: FileChange) -> Iterator[CallView]:

@@ -308,6 +308,8 @@ class GuardRemovedRule(RuleBase, frozen=True):
         # comments stripped, cut at the long-line limit: the patterns here would cost time
         # quadratic in it). Nor is an added comment or docstring code: a word in it ("only the
         # first one") neither uses a value nor guards it.
+        if not change.removes:
+            return  # every shape here takes something the base had away
         prose = change.comment_lines | docstring_lines(change.python_tree
                                                        if change.language == "python" else None)
         hunks = [u.hunk.replace(lines=tuple(_readable(line, change.language)
@@ -316,8 +318,7 @@ class GuardRemovedRule(RuleBase, frozen=True):
                                                     and line.new_lineno in prose)))
                  for u in change.units if u.hunk is not None and not is_minified(u)]
         new = NewFile(language=change.language, change=change.change, line=change.line,
-                      count=max(len((change.new_text or "").split("\n")),
-                                max(change.added_by_line, default=0)))
+                      count=change.line_count)
         said = chain(islice(_said_across(hunks), _MAX_PER_HUNK),
                      *(islice(_said_in(hunk, new), _MAX_PER_HUNK) for hunk in hunks
                        if hunk.removed()))
