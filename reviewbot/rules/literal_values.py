@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 
+from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.run.redaction import is_wrapped_name
 
 # A string literal on one line, with an optional prefix (`r"..."`, `b'...'`).
@@ -27,11 +28,11 @@ _SEPARATOR = rf"{_BREAK}(?:(?:\+|\.\.?|&|\|\|){_BREAK})?"
 _JOINED = re.compile(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
 _PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
-_WRAPPED_START = re.compile(r"""["'`][$%{<(\[]""")
+_WRAPPED_SIGN = compile_whole_text(r"""["'`][$%{<(\[]""")
 # Where two literals stand side by side (space, an operator or a line break between them:
 # `""`, an empty string, is not two): joins are looked for only from those lines.
-_ADJACENT = re.compile(rf"""["'`](?:[ \t]+|[ \t]*\\?\n|[ \t]*(?:\+|\.\.?|&|\|\|))"""
-                       rf"""{_BREAK}[rRbBuUfF]{{0,2}}["'`]""")
+_ADJACENT_SIGN = compile_whole_text(
+    rf"""["'`](?:[ \t]+|[ \t]*\\?\n|[ \t]*(?:\+|\.\.?|&|\|\|)){_BREAK}[rRbBuUfF]{{0,2}}["'`]""")
 # Joins over this many lines are not followed (a table of messages is not a key).
 _MAX_JOINED_LINES = 12
 
@@ -39,31 +40,23 @@ _MAX_JOINED_LINES = 12
 def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
     """For added lines (number -> text), the lines a detector should read besides them: each
     join of literals as one line (numbered by the line it starts on), and each line whose
-    quoted values are wrapped randoms, unwrapped. Lines that hold neither yield nothing."""
+    quoted values are wrapped randoms, unwrapped. Lines that hold neither yield nothing.
+    Which lines can hold either is found by RE2 in one pass over the lines joined."""
     numbers = sorted(lines)
-    yield from _joins(lines, numbers)
-    # Only a line with a quote right before an opener can hold a wrapped value: one search
-    # over the lines joined finds them.
-    joined = "\n".join(lines[n] for n in numbers)
-    starts = [0]
-    for n in numbers:
-        starts.append(starts[-1] + len(lines[n]) + 1)
-    wrapped = sorted({numbers[bisect_right(starts, match.start()) - 1]
-                      for match in _WRAPPED_START.finditer(joined)})
-    for number in wrapped:
-        if unwrapped := _unwrapped(lines[number]):
-            yield number, unwrapped
+    joined = JoinedTexts.of([lines[n] for n in numbers])
+    adjacent = sorted({joined.index_at(m.start()) for m in _ADJACENT_SIGN.finditer(joined.data)})
+    if adjacent:
+        yield from _joins(lines, numbers, adjacent)
+    for index in sorted({joined.index_at(m.start())
+                         for m in _WRAPPED_SIGN.finditer(joined.data)}):
+        if unwrapped := _unwrapped(lines[numbers[index]]):
+            yield numbers[index], unwrapped
 
 
-def _joins(lines: Mapping[int, str], numbers: list[int]) -> Iterator[tuple[int, str]]:
-    """Joined literals, searched from each added line where two stand side by side, over it
-    and the consecutive added lines after it."""
-    text = "\n".join(lines[n] for n in numbers)
-    offsets = [0]
-    for n in numbers:
-        offsets.append(offsets[-1] + len(lines[n]) + 1)
-    firsts = sorted({_line_index(offsets, match.start())
-                     for match in _ADJACENT.finditer(text)})
+def _joins(lines: Mapping[int, str], numbers: list[int],
+           firsts: list[int]) -> Iterator[tuple[int, str]]:
+    """Joined literals, searched from each added line where two stand side by side (`firsts`:
+    indexes into `numbers`), over it and the consecutive added lines after it."""
     done = -1
     for first in firsts:
         if first < done:
@@ -72,18 +65,22 @@ def _joins(lines: Mapping[int, str], numbers: list[int]) -> Iterator[tuple[int, 
         while last + 1 < len(numbers) and last - first < _MAX_JOINED_LINES \
                 and numbers[last + 1] == numbers[last] + 1:
             last += 1
-        window = text[offsets[first]:offsets[last + 1] - 1]
+        texts = [lines[n] for n in numbers[first:last + 1]]
+        window = "\n".join(texts)
+        offsets = [0]
+        for text in texts:
+            offsets.append(offsets[-1] + len(text) + 1)
         for match in _JOINED.finditer(window):
-            start = _line_index(offsets, offsets[first] + match.start())
-            end = _line_index(offsets, offsets[first] + match.end() - 1)
-            if start > first:
+            start = _line_index(offsets, match.start())
+            end = _line_index(offsets, match.end() - 1)
+            if start > 0:
                 break  # a join starting further down is searched from its own line
             value = "".join(_PREFIX.sub("", piece)[1:-1]
                             for piece in re.findall(_LITERAL, match.group(0)))
-            head = text[offsets[start]:offsets[first] + match.start()]
-            tail = text[offsets[first] + match.end():offsets[end + 1] - 1]
-            done = max(done, end)
-            yield numbers[start], f'{head}"{value}"{tail}'
+            head = window[:match.start()]
+            tail = window[match.end():offsets[end + 1] - 1]
+            done = max(done, first + end)
+            yield numbers[first], f'{head}"{value}"{tail}'
 
 
 def _line_index(offsets: list[int], at: int) -> int:
