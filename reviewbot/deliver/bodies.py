@@ -24,6 +24,7 @@ from reviewbot.report.markup import (
     quoted_code,
     runs_as_command,
 )
+from reviewbot.report.quietened import markdown_lines
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
 
@@ -210,8 +211,11 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
-              f"{counts.get('info', 0)} |", "",
-              *_walkthrough(data, limit // 2, facts.files_listed), ""]
+              f"{counts.get('info', 0)} |", ""]
+    quietened = markdown_lines(report)
+    if quietened:
+        lines += [*quietened, ""]
+    lines += [*_walkthrough(data, limit // 2, facts.files_listed), ""]
     by = ", ".join(inline_code(login) for login in facts.dismissed_by)
     dismissed = (f", {facts.dismissed} dismissed" + (f" (threads resolved by {by})" if by else "")
                  if facts.dismissed else "")

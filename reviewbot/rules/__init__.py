@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
+from typing import cast
 
 import msgspec
 
 from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import Header, definition_headers
 from reviewbot.code.path_kinds import matches_any, path_tags
-from reviewbot.config import Config
+from reviewbot.config import Config, RuleSetting
 from reviewbot.rules import (
     hygiene,
     patterns,
@@ -31,19 +32,25 @@ from reviewbot.rules.base import (
     Hit,
     ProjectFiles,
     ProjectSource,
+    Quiet,
     Rule,
-    suppressed,
 )
+from reviewbot.rules.policy import Policy, file_quietenings, ignore_glob
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
+from reviewbot.rules.suppressions import suppression
 from reviewbot.rules.tagging import Assessment, apply, assess
 from reviewbot.run.processes import map_in_processes
 from reviewbot.schema import (
+    SEVERITY_RANK,
     Finding,
     HistoryLine,
+    Quieted,
+    QuietKind,
     ReviewUnit,
     RuleMeta,
     RulesResult,
     Severity,
+    Tag,
 )
 
 _ALL: tuple[Rule, ...] = (
@@ -60,6 +67,8 @@ def rule_metadata() -> dict[str, RuleMeta]:
 
 
 _LOWER: dict[Severity, Severity] = {"error": "warning", "warning": "info", "info": "info"}
+# The external analyzers: a file whose rules are skipped does not run them (a process each).
+_SCANNERS = frozenset(rule.id for rule in scanners.RULES)
 
 ReadNew = Callable[[str], str | None]
 
@@ -77,6 +86,7 @@ class _Checked(msgspec.Struct, frozen=True):
     notes: tuple[str, ...]
     # One per unit of the file, in the file's order.
     assessments: tuple[Assessment, ...]
+    quieted: tuple[Quieted, ...] = ()
 
 
 # Patch types whose file the base has under the same name, with its lines changed.
@@ -102,6 +112,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     `read_old` a changed file as the base has it (a scanner asks whether a finding was
     there already)."""
     all_units = tuple(units)
+    policy = Policy.of(config, all_units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
     # Files the config ignores are not reviewed, but a secret in them is still a secret.
     ignored = tuple(u for u in all_units if matches_any(u.file_path, config.ignore))
@@ -118,10 +129,13 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
                  if sum(weights) >= PARALLEL_MIN_CHARS and len(changes) > 1 else 1)
     if processes > 1:
         secrets.load_detectors()  # once, before the fork: the workers share them
-    checked = map_in_processes(partial(_check_change, config=config), changes, weights,
-                               processes)
+    checked = map_in_processes(partial(_check_change, config=config, policy=policy), changes,
+                               weights, processes)
     findings = [finding for outcome in checked for finding in outcome.findings]
-    findings += _history_findings(history, config, kinds)
+    quieted = [quiet for outcome in checked for quiet in outcome.quieted]
+    history_found, history_quieted = _history_findings(history, config, kinds, policy)
+    findings += history_found
+    quieted += history_quieted
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     assessed = {unit.unit_id: assessment for change, outcome in zip(changes, checked,
                                                                     strict=True)
@@ -131,7 +145,9 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
                         or assess(u, [], kind=kinds.get(u.file_path, FileKind()).tags))
                   for u in kept)
     notes = [note for outcome in checked for note in outcome.notes]
-    return RulesResult(units=rated, findings=tuple(findings),
+    quieted.sort(key=lambda q: (q.finding.file_path, q.finding.start_line, q.finding.rule_id))
+    return RulesResult(units=rated, findings=tuple(findings), quieted=tuple(quieted),
+                       quieted_files=file_quietenings(changes, config, policy, IGNORED),
                        ignored_units=len(all_units) - len(kept),
                        notes=tuple(dict.fromkeys(notes)))
 
@@ -147,9 +163,10 @@ def _added_chars(change: FileChange) -> int:
     return sum(len(line.text) for line in change.added)
 
 
-def _check_change(change: FileChange, config: Config) -> _Checked:
+def _check_change(change: FileChange, config: Config, policy: Policy) -> _Checked:
     """A file's findings, notes and the assessment of each of its units."""
-    findings = sorted(_check_file(change, config), key=lambda f: (f.start_line, f.rule_id))
+    found, quieted = _check_file(change, config, policy)
+    findings = sorted(found, key=lambda f: (f.start_line, f.rule_id))
     notes = list(change.notes)
     docstrings: frozenset[int] = frozenset()
     headers: tuple[Header, ...] = ()
@@ -167,24 +184,39 @@ def _check_change(change: FileChange, config: Config) -> _Checked:
                                kind=change.kind.tags)
                         for unit in change.units)
     change.release()
-    return _Checked(findings=tuple(findings), notes=tuple(notes), assessments=assessments)
+    return _Checked(findings=tuple(findings), notes=tuple(notes), assessments=assessments,
+                    quieted=tuple(quieted))
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config,
-                      kinds: dict[str, FileKind]) -> list[Finding]:
-    rule_id = secrets.HISTORY_RULE.id
-    lines = [line for line in history if not matches_any(line.file_path, config.ignore)
-             and config.rule(rule_id, line.file_path).enabled]
+                      kinds: dict[str, FileKind],
+                      policy: Policy) -> tuple[list[Finding], list[Quieted]]:
+    """Secrets in the pushed history, in every file (a file the config ignores too), and
+    what quietened them."""
+    rule = secrets.HISTORY_RULE
+    lines = list(history)
     if not lines:
-        return []
+        return [], []
     # A file the range added and removed again had a name only the change gave it; a
     # Markdown page is documentation by what it is (rules/quieting.py).
-    quiet = frozenset(path for path, kind in kinds.items()
-                      if kind.tags & secrets.QUIET_TAGS) | frozenset(
-        line.file_path for line in lines if is_prose(line.file_path))
-    found = secrets.HISTORY_RULE.check_history(lines, quiet)
-    return [f.replace(severity=setting.severity) if (setting := config.rule(
-        rule_id, f.file_path)).severity else f for f in found]
+    quiet = {path: Quiet("test_code" if "test_file" in kind.tags else "docs",
+                         kind.decided("test_file" if "test_file" in kind.tags else "docs"))
+             for path, kind in kinds.items() if kind.tags & secrets.QUIET_TAGS}
+    quiet |= {line.file_path: Quiet("docs", "change") for line in lines
+              if is_prose(line.file_path) and line.file_path not in quiet}
+    findings: list[Finding] = []
+    quieted: list[Quieted] = []
+    for finding, said in rule.check_history(lines, quiet):
+        setting = config.rule(rule.id, finding.file_path)
+        if not setting.enabled:
+            said = Quiet("config", policy.decided(setting.trusted), justification=setting.where)
+        elif said is None or said.given is not None:
+            finding, said = _levelled(finding, said, rule, FileKind(), setting, policy)
+        if said is None or said.given is not None:
+            findings.append(finding.replace(severity=said.given) if said else finding)
+        if said is not None:
+            quieted.append(_quieted(finding, said))
+    return findings, quieted
 
 
 class _Shared(msgspec.Struct, frozen=True):
@@ -231,24 +263,62 @@ def _old_reader(units: list[ReviewUnit], read_old: ReadNew | None,
     return partial(read_old, path)
 
 
-def _check_file(change: FileChange, config: Config) -> list[Finding]:
+def _check_file(change: FileChange, config: Config,
+                policy: Policy) -> tuple[list[Finding], list[Quieted]]:
+    """A file's findings, and what quietenings removed or lowered. A rule the file's kind,
+    the config's `ignore` or a setting switches off still runs (but an external analyzer),
+    and its findings are recorded as quietened, with who decided it."""
     findings: list[Finding] = []
+    quieted: list[Quieted] = []
+    # One finding a rule and line: reported, else quietened.
     seen: set[tuple[str, int]] = set()
+    seen_quiet: set[tuple[str, int]] = set()
     replaced = {rule_id for scanner in scanners.RULES
                 if config.rule(scanner.id, change.path).enabled
                 and scanner.available_for(change) for rule_id in scanner.replaces}
     for rule in RULES.values():
         setting = config.rule(rule.id, change.path)
-        if not setting.enabled or rule.id in replaced or not rule.applies_to(change):
+        if rule.id in replaced or not rule.applies_to(change):
             continue
-        if change.tags & (SECRETS_ONLY_TAGS | {IGNORED}) and rule.category != "secrets":
+        skip = _skipped(rule, change, config, policy)
+        if skip is not None and rule.id in _SCANNERS:
             continue
         for hit in _hits(rule, change):
-            anchored = _anchor(hit, rule, change, setting.severity)
-            if anchored and (hit.rule_id, hit.line) not in seen:
-                seen.add((hit.rule_id, hit.line))
-                findings.append(anchored.finding)
-    return findings
+            key = (hit.rule_id, hit.line)
+            anchored = None if key in seen else _anchor(hit, rule, change, skip)
+            if anchored is None:
+                continue
+            finding, quiet = _levelled(*anchored, rule, change.kind, setting, policy)
+            if quiet is None or quiet.given is not None:
+                seen.add(key)
+                findings.append(finding.replace(severity=quiet.given) if quiet else finding)
+            if quiet is not None and key not in seen_quiet:
+                seen_quiet.add(key)
+                quieted.append(_quieted(finding, quiet))
+    return findings, quieted
+
+
+def _quieted(finding: Finding, quiet: Quiet) -> Quieted:
+    return Quieted(finding=finding, given=quiet.given, kind=quiet.kind,
+                   decided_by=quiet.decided_by, justification=quiet.justification)
+
+
+def _skipped(rule: Rule, change: FileChange, config: Config, policy: Policy) -> Quiet | None:
+    """Why a rule's findings on this file are not reported, if they are not: the rule is
+    off here, the config's `ignore` names the file, or its kind is checked for secrets
+    only."""
+    setting = config.rule(rule.id, change.path)
+    if not setting.enabled:
+        return Quiet("config", policy.decided(setting.trusted), justification=setting.where)
+    if rule.category == "secrets":
+        return None
+    if IGNORED in change.tags:
+        glob, origin = ignore_glob(change.path, config)
+        return Quiet("ignore", policy.decided(origin.trusted), justification=glob)
+    kind = next((tag for tag in sorted(change.tags & SECRETS_ONLY_TAGS)), None)
+    if kind is not None:
+        return Quiet(cast(QuietKind, kind), change.kind.decided(cast(Tag, kind)))
+    return None
 
 
 def _hits(rule: Rule, change: FileChange) -> list[Hit]:
@@ -263,39 +333,50 @@ def _hits(rule: Rule, change: FileChange) -> list[Hit]:
 
 
 def _anchor(hit: Hit, rule: Rule, change: FileChange,
-            configured: Severity | None) -> _Anchored | None:
+            skip: Quiet | None) -> tuple[Finding, Quiet | None] | None:
     """The finding for a hit on an added line (anywhere, for a rule that decides what the
-    change brought itself), or None (not on the change, or suppressed)."""
+    change brought itself), at the severity it would have had, and what quietens it: the
+    rule being skipped here, a suppression on its first line, the rule's own word. None
+    when it is not on the change."""
     lines = range(hit.line, hit.last_line + 1)
     unit = next((u for u in change.units for n in lines if _adds_line(u, n)), None)
     if unit is None and rule.whole_file and change.units:
         unit = change.units[0]  # the rule found the change brought it, away from its lines
     if unit is None:
         return None
-    # On the line the finding starts on, the one it is reported at: a suppression further
-    # down a long statement (a value a hundred lines below the call) is no suppression.
-    if suppressed(change.line(hit.line), rule.id):
-        return None
-    severity = configured or _default_severity(hit, rule, change)
+    suppressed = suppression(change, hit.line, hit.last_line, rule.id,
+                             secret=rule.category == "secrets")
     # Whatever the change added that would have quietened this finding is said with it.
-    refused = change.kind.note(secrets=rule.category == "secrets")
+    said = " ".join(filter(None, (hit.message, change.kind.note(
+        secrets=rule.category == "secrets"), suppressed.note)))
     finding = Finding(
         file_path=change.path, start_line=hit.line, end_line=hit.last_line,
-        severity=severity, category=rule.category, rule_id=rule.id,
-        title=hit.title or rule.title,
-        message=f"{hit.message} {refused}" if refused else hit.message,
-        suggestion=hit.suggestion,
+        severity=hit.severity or rule.severity, category=rule.category, rule_id=rule.id,
+        title=hit.title or rule.title, message=said, suggestion=hit.suggestion,
         source="rule", unit_id=unit.unit_id,
     )
-    return _Anchored(finding=finding, unit_id=unit.unit_id)
+    return finding, skip or suppressed.quiet or hit.quiet
 
 
-def _default_severity(hit: Hit, rule: Rule, change: FileChange) -> Severity:
-    severity = hit.severity or rule.severity
+def _levelled(finding: Finding, quiet: Quiet | None, rule: Rule, kind: FileKind,
+              setting: RuleSetting, policy: Policy) -> tuple[Finding, Quiet | None]:
+    """The finding and what quietens it, once the levels that lower a finding are applied
+    (test code one level quieter; the config's level for the rule): the last that lowers
+    it is the one said, at the level it leaves."""
+    if quiet is not None and quiet.given is None:
+        return finding, quiet  # removed: no level to apply
+    severity: Severity = quiet.given if quiet is not None and quiet.given else finding.severity
     # Test code runs on developer machines with fixture data: one level quieter.
-    if "test_file" in change.tags and rule.category != "secrets":
+    if "test_file" in kind.tags and rule.category != "secrets":
         severity = _LOWER[severity]
-    return severity
+        quiet = Quiet("test_code", kind.decided("test_file"), given=severity)
+    if setting.severity is not None:
+        severity = setting.severity
+        quiet = Quiet("config", policy.decided(setting.trusted), given=severity,
+                      justification=setting.where)
+    if quiet is None or SEVERITY_RANK[severity] >= SEVERITY_RANK[finding.severity]:
+        return finding.replace(severity=severity), None
+    return finding, quiet
 
 
 def _adds_line(unit: ReviewUnit, number: int) -> bool:

@@ -11,14 +11,19 @@ from __future__ import annotations
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
+
+from reviewbot.code.comments import line_comments
+from reviewbot.code.languages import detect_language
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.quieting import is_prose
+from reviewbot.rules.suppressions import directive
 from reviewbot.run.redaction import (
     TOKEN_SIGNS,
     bare_values_are_literal,
@@ -27,7 +32,7 @@ from reviewbot.run.redaction import (
     preview,
     token_matches,
 )
-from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
+from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity, Tag
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
@@ -38,8 +43,10 @@ _ENTROPY = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
 _KEYWORD = frozenset({"KeywordDetector"})
 # Not secrets: a public IP address is not a credential.
 _SKIPPED = frozenset({"IPPublicDetector"})
-_ALLOWLIST_PRAGMA = "pragma: allowlist secret"
 QUIET_TAGS = frozenset({"test_file", "docs"})
+# One level quieter (in tests and documentation): a bare high-entropy string is then nothing.
+_QUIETER: dict[Severity, Severity | None] = {"error": "warning", "warning": "info",
+                                             "info": None}
 
 
 @cache
@@ -140,17 +147,19 @@ def redact(secret: str) -> str:
 
 class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
-        quiet = bool(change.tags & QUIET_TAGS)
+        kind_tags = sorted(change.tags & QUIET_TAGS)
+        quiet = (Quiet("test_code" if "test_file" in kind_tags else "docs",
+                       change.kind.decided(cast(Tag, kind_tags[0]))) if kind_tags else None)
         added = change.added_by_line
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
                                          if len(added[n]) <= MINIFIED_LINE_CHARS))
         for number in candidates:
             text = added[number]
-            if _ALLOWLIST_PRAGMA in text:
-                continue
-            for value, (level, kind) in scan_line(change.path, text, quiet, candidate=True,
-                                                  plugins=plugins).items():
+            placeholders: dict[str, tuple[Severity, str]] = {}
+            found = scan_line(change.path, text, candidate=True, plugins=plugins,
+                              placeholders=placeholders)
+            for value, (level, kind) in [*found.items(), *placeholders.items()]:
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 yield Hit(
@@ -160,7 +169,19 @@ class SecretsRule(RuleBase, frozen=True):
                              f"({redact(value)}). Committed secrets stay in git history."),
                     suggestion=("Load it from the environment or a secret manager, and "
                                 "revoke the value if it was ever pushed."),
+                    quiet=(_PLACEHOLDER_QUIET if value in placeholders
+                           else quieter(quiet, level)),
                 )
+
+
+# A value that stands for a secret (a placeholder, an illustration): the change's words.
+_PLACEHOLDER_QUIET = Quiet("placeholder", "change")
+
+
+def quieter(quiet: Quiet | None, level: Severity) -> Quiet | None:
+    """A file's test or documentation kind, applied to a secret of this level: one level
+    quieter (None: the file has no such kind)."""
+    return None if quiet is None else msgspec.structs.replace(quiet, given=_QUIETER[level])
 
 
 # A line can hold a secret some detector here finds only if it has a well-known prefix
@@ -273,10 +294,13 @@ def is_illustration(path: str, value: str, kind: str) -> bool:
 
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
-              plugins: frozenset[int] | None = None) -> dict[str, tuple[Severity, str]]:
+              plugins: frozenset[int] | None = None,
+              placeholders: dict[str, tuple[Severity, str]] | None = None,
+              ) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
     `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
-    can report anything on it (`_plugins_for`), all when None."""
+    can report anything on it (`_plugins_for`), all when None; `placeholders` receives the
+    values left out as placeholders or illustrations, as they would have been reported."""
     best: dict[str, tuple[Severity, str]] = {}
     encrypted = (_ENCRYPTED_CI.match(text) is not None
                  and path.lower().endswith((".yml", ".yaml")))
@@ -291,12 +315,17 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         return best
     if not (candidate or could_hold(path, text)):
         return best
+    left_out: dict[str, tuple[Severity, str]] = {}
     for value, level, kind in (*_own_hits(path, text, quiet),
                                *_detect_secrets_hits(path, text, quiet, plugins)):
-        if is_placeholder(value) or is_illustration(path, value, kind):
+        if level is None:
             continue
-        if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
-            best[value] = (level, kind)
+        placeholder = is_placeholder(value) or is_illustration(path, value, kind)
+        kept = left_out if placeholder else best
+        if value not in kept or _rank(level) > _rank(kept[value][0]):
+            kept[value] = (level, kind)
+    if placeholders is not None:  # as left out, unless another detector reports it
+        placeholders.update((v, found) for v, found in left_out.items() if v not in best)
     return best
 
 
@@ -431,14 +460,23 @@ class HistorySecretsRule(RuleBase, frozen=True):
         return iter(())
 
     def check_history(self, lines: Iterable[HistoryLine],
-                      quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
-        """`quiet_paths`: the files whose test or docs kind the base declares (a file the
-        range added and removed again had a name only the change gave it)."""
+                      quiet_paths: Mapping[str, Quiet] | None = None,
+                      ) -> Iterator[tuple[Finding, Quiet | None]]:
+        """Each finding, at the level it would have had, with what quietens it: the kind
+        (test code, documentation) of its file (`quiet_paths`: a file the range added and
+        removed again had a name only the change gave it), a placeholder, or an allowlist
+        pragma in a comment of the line (the line alone: a commit's patch shows no more)."""
         for line in lines:
-            if _ALLOWLIST_PRAGMA in line.text:
+            placeholders: dict[str, tuple[Severity, str]] = {}
+            found = scan_line(line.file_path, line.text, placeholders=placeholders)
+            if not found and not placeholders:
                 continue
-            quiet = line.file_path in quiet_paths
-            for value, (level, kind) in scan_line(line.file_path, line.text, quiet).items():
+            comment = line_comments(line.text, detect_language(line.file_path)).get(1, "")
+            allowed = directive(comment, self.id, secret=True) if comment else None
+            for value, (level, kind) in [*found.items(), *placeholders.items()]:
+                quiet = (Quiet("allowlist", "change", justification=allowed.justification)
+                         if allowed is not None else _PLACEHOLDER_QUIET if value in placeholders
+                         else quieter((quiet_paths or {}).get(line.file_path), level))
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),
                     end_line=max(line.line, 1), severity=level, category="secrets",
@@ -448,7 +486,7 @@ class HistorySecretsRule(RuleBase, frozen=True):
                              "the history being pushed."),
                     suggestion=("Rewrite those commits (`git rebase -i`) so the secret never "
                                 "appears, and revoke it if it was ever pushed anywhere."),
-                )
+                ), quiet
 
 
 HISTORY_RULE = HistorySecretsRule(RuleInfo(
