@@ -209,6 +209,17 @@ class HistoryLine(Frozen, frozen=True, kw_only=True):
     text: str
 
 
+class Link(Frozen, frozen=True, kw_only=True):
+    """A symlink of the reviewed side, as what it is imported or run as: the file it leads
+    to, read in the link's language (diff/languages.py)."""
+
+    path: str
+    target: str
+    language: str
+    # The change adds the link or gives it another target (its unit's id).
+    unit_id: str | None = None
+
+
 class DiffResult(Frozen, frozen=True, kw_only=True):
     """Step 1: the change as review units."""
 
@@ -225,6 +236,9 @@ class DiffResult(Frozen, frozen=True, kw_only=True):
     notes: tuple[str, ...] = ()
     # Paths that are not UTF-8 (shown with U+FFFD) -> their bytes in hex, to read the files.
     raw_paths: dict[str, str] = field(default_factory=dict)
+    # Symlinks that make a file of the change, or one a link the change adds leads to, code
+    # of another language.
+    links: tuple[Link, ...] = ()
 
 
 class Finding(Frozen, frozen=True, kw_only=True):

@@ -35,6 +35,7 @@ from reviewbot.rules.base import (
     Quiet,
     Rule,
 )
+from reviewbot.rules.linked import LINKED, as_linked, linked_changes
 from reviewbot.rules.policy import Policy, file_quietenings, ignore_glob
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.suppressions import suppression
@@ -44,6 +45,7 @@ from reviewbot.schema import (
     SEVERITY_RANK,
     Finding,
     HistoryLine,
+    Link,
     Quieted,
     QuietKind,
     ReviewUnit,
@@ -104,13 +106,14 @@ PARALLEL_MIN_CHARS = 1_000_000
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
               history: Iterable[HistoryLine] = (),
               project: ProjectSource | None = None,
-              read_old: ReadNew | None = None) -> RulesResult:
+              read_old: ReadNew | None = None, links: Iterable[Link] = ()) -> RulesResult:
     """Tag and rate every unit and collect the findings rules can make on added lines (and,
     for a range of commits, on lines a commit added and a later one removed). A large change
     is checked on more than one core (`limits.processes`); the result is the same.
     `project` reads other files of the reviewed side (a module a changed file imports);
     `read_old` a changed file as the base has it (a scanner asks whether a finding was
-    there already)."""
+    there already); `links` the symlinks that make a file code (a link the change adds makes
+    its target's whole content new code)."""
     all_units = tuple(units)
     policy = Policy.of(config, all_units)
     kept = tuple(u for u in all_units if not matches_any(u.file_path, config.ignore))
@@ -120,7 +123,8 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     kinds = file_kinds(_by_path(all_units), project, read_new)
     shared = _Shared(ChangeLines(all_units), ProjectFiles(project), read_old)
     changes = (_file_changes(kept, read_new, shared, kinds)
-               + _file_changes(ignored, read_new, shared, kinds, {IGNORED}))
+               + _file_changes(ignored, read_new, shared, kinds, {IGNORED})
+               + _linked(links, all_units, read_new, shared, kinds, config))
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache). One file is checked here, read if a rule asks.
     weights = ([len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -139,7 +143,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     findings.sort(key=lambda f: (f.file_path, f.start_line, f.rule_id))
     assessed = {unit.unit_id: assessment for change, outcome in zip(changes, checked,
                                                                     strict=True)
-                if IGNORED not in change.tags
+                if not change.tags & {IGNORED, LINKED}
                 for unit, assessment in zip(change.units, outcome.assessments, strict=True)}
     rated = tuple(apply(u, assessed.get(u.unit_id)
                         or assess(u, [], kind=kinds.get(u.file_path, FileKind()).tags))
@@ -166,6 +170,9 @@ def _added_chars(change: FileChange) -> int:
 def _check_change(change: FileChange, config: Config, policy: Policy) -> _Checked:
     """A file's findings, notes and the assessment of each of its units."""
     found, quieted = _check_file(change, config, policy)
+    if change.linked:
+        found = [as_linked(finding, change) for finding in found]
+        quieted = [q.replace(finding=as_linked(q.finding, change)) for q in quieted]
     findings = sorted(found, key=lambda f: (f.start_line, f.rule_id))
     notes = list(change.notes)
     docstrings: frozenset[int] = frozenset()
@@ -246,6 +253,18 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Sha
             read_old=_old_reader(file_units, shared.read_old, path),
             change=shared.change, project=shared.project, kind=kind,
         ))
+    return changes
+
+
+def _linked(links: Iterable[Link], units: tuple[ReviewUnit, ...], read_new: ReadNew,
+            shared: _Shared, kinds: dict[str, FileKind], config: Config) -> list[FileChange]:
+    """The files links the change adds lead to, as the links make them (rules/linked.py);
+    one the config ignores by the link's name is checked for secrets only."""
+    changes = linked_changes(links, units, read_new, kinds, partial(
+        FileChange, change=shared.change, project=shared.project))
+    for change in changes:
+        if matches_any(change.linked, config.ignore):
+            change.tags = change.tags | {IGNORED}
     return changes
 
 

@@ -268,6 +268,10 @@ class FileChange(msgspec.Struct, dict=True):
     notes: list[str] = msgspec.field(default_factory=list)
     # Its quietening as the base declares it, and what the change would have given itself.
     kind: FileKind = msgspec.field(default_factory=FileKind)
+    # The symlink the change adds that makes this file code (rules/linked.py): every line
+    # is new code, and `shown` holds the ones the diff itself shows as added.
+    linked: str = ""
+    shown: frozenset[int] = frozenset()
 
     def __repr__(self) -> str:
         # Without the shared change, the project and the memo (which holds the whole file).

@@ -145,7 +145,7 @@ def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
     rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source,
-                      read_old=source.rules_old_text)
+                      read_old=source.rules_old_text, links=diff.links)
     for note in rules.notes:
         ctx.events.notice(note)
     # From here on, what the rules found is redacted wherever it appears: in every file (one
