@@ -280,10 +280,11 @@ class RuleMeta(Frozen, frozen=True, kw_only=True):
 # detect-secrets' allowlist pragma), the config (`config`: a rule off or re-levelled;
 # `ignore`: a file checked for secrets only), the file's kind (vendored, generated, a
 # lockfile: secrets only; test code, documentation: quieter), what a secret's value says
-# (`placeholder`), a line or file too long to read line by line (`long_line`, `minified`).
+# (`placeholder`; `encrypted`: a CI service's `secure:` value), a line or file too long to
+# read line by line (`long_line`, `minified`).
 QuietKind = Literal[
     "suppression", "nosec", "allowlist", "config", "ignore", "vendored", "generated",
-    "lockfile", "test_code", "docs", "placeholder", "long_line", "minified",
+    "lockfile", "test_code", "docs", "placeholder", "encrypted", "long_line", "minified",
 ]
 # Who decided it: the repository as the base has it (its config, its files and folders), the
 # change under review (a comment or a name it adds), or the person running reviewbot.

@@ -21,7 +21,8 @@ KIND_WORDS: dict[QuietKind, str] = {
     "allowlist": "`pragma: allowlist secret`", "config": "a rule setting",
     "ignore": "`ignore`", "vendored": "vendored code", "generated": "generated code",
     "lockfile": "a lockfile", "test_code": "test code", "docs": "documentation",
-    "placeholder": "a placeholder value", "long_line": "a long line", "minified": "minified code",
+    "placeholder": "a placeholder value", "encrypted": "an encrypted CI value",
+    "long_line": "a long line", "minified": "minified code",
 }
 WHO: dict[DecidedBy, str] = {"change": "the change", "base": "the base", "user": "you"}
 # The kinds that are a comment on the finding's line.

@@ -13,7 +13,7 @@ from functools import cached_property
 
 import msgspec
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.schema import SEVERITY_RANK, Category, Severity
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
@@ -44,10 +44,13 @@ class PatternRule(RuleBase, frozen=True):
     skip_tags: frozenset[str] = frozenset()
 
     def applies_to(self, change: FileChange) -> bool:
-        return (change.language in self.languages and bool(change.added)
-                and not change.tags & self.skip_tags)
+        return change.language in self.languages and bool(change.added)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
+        # In a kind it skips (test code: a test's output is its own), what it finds is
+        # recorded as quietened, not reported.
+        quiet = (Quiet("test_code", change.kind.decided("test_file"))
+                 if change.tags & self.skip_tags else None)
         for number, text in change.pattern_lines.items():
             if number in change.comment_lines or (self.unless
                                                       and re.search(self.unless, text)):
@@ -59,7 +62,7 @@ class PatternRule(RuleBase, frozen=True):
                             if v.pattern.search(piece)), None)
             if variant is not None:
                 yield Hit(rule_id=self.id, line=number, severity=variant.severity,
-                          message=variant.message, suggestion=self.suggestion)
+                          message=variant.message, suggestion=self.suggestion, quiet=quiet)
 
 
 def _v(pattern: str, severity: Severity | None, message: str, flags: int = 0) -> Variant:

@@ -24,6 +24,7 @@ from reviewbot.rules.base import (
     ChangeLines,
     FileChange,
     Hit,
+    Quiet,
     RuleBase,
     RuleInfo,
     is_long,
@@ -410,8 +411,7 @@ def _alike(first: DiffLine, second: DiffLine) -> float:
 
 class GuardRemovedRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
-        return bool(change.added) and change.language not in _PROSE \
-            and "docs" not in change.tags
+        return bool(change.added) and change.language not in _PROSE
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         # A hunk all of whose changed lines are minified holds nothing a person wrote, and a
@@ -427,9 +427,11 @@ class GuardRemovedRule(RuleBase, frozen=True):
                  for u in change.units if u.hunk is not None and not is_minified(u)]
         said = chain(_said_across(hunks), *(_said_in(hunk, change.change) for hunk in hunks
                                             if hunk.removed()))
+        # Documentation (as the base declares it) is not read for guards: recorded instead.
+        quiet = Quiet("docs", change.kind.decided("docs")) if "docs" in change.tags else None
         for line, message, suggestion in said:
             yield Hit(rule_id=self.id, line=line.new_lineno or 0, message=message,
-                      suggestion=suggestion)
+                      suggestion=suggestion, quiet=quiet)
 
 
 # What the rule says: the added line it lands on, the message, the suggestion.

@@ -32,7 +32,7 @@ from reviewbot.run.redaction import (
     preview,
     token_matches,
 )
-from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity, Tag
+from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
@@ -156,10 +156,10 @@ class SecretsRule(RuleBase, frozen=True):
                                          if len(added[n]) <= MINIFIED_LINE_CHARS))
         for number in candidates:
             text = added[number]
-            placeholders: dict[str, tuple[Severity, str]] = {}
+            left_out: LeftOut = {}
             found = scan_line(change.path, text, candidate=True, plugins=plugins,
-                              placeholders=placeholders)
-            for value, (level, kind) in [*found.items(), *placeholders.items()]:
+                              left_out=left_out)
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 yield Hit(
@@ -169,13 +169,18 @@ class SecretsRule(RuleBase, frozen=True):
                              f"({redact(value)}). Committed secrets stay in git history."),
                     suggestion=("Load it from the environment or a secret manager, and "
                                 "revoke the value if it was ever pushed."),
-                    quiet=(_PLACEHOLDER_QUIET if value in placeholders
+                    quiet=(Quiet(left_out[value][2], "change") if value in left_out
                            else quieter(quiet, level)),
                 )
 
 
-# A value that stands for a secret (a placeholder, an illustration): the change's words.
-_PLACEHOLDER_QUIET = Quiet("placeholder", "change")
+# Values a line's own words leave out, as they would have been reported, and why: a
+# placeholder or an illustration, a CI service's encrypted value.
+LeftOut = dict[str, tuple[Severity, str, QuietKind]]
+
+
+def _levels(left_out: LeftOut) -> list[tuple[str, tuple[Severity, str]]]:
+    return [(value, (level, kind)) for value, (level, kind, _) in left_out.items()]
 
 
 def quieter(quiet: Quiet | None, level: Severity) -> Quiet | None:
@@ -295,12 +300,13 @@ def is_illustration(path: str, value: str, kind: str) -> bool:
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
               plugins: frozenset[int] | None = None,
-              placeholders: dict[str, tuple[Severity, str]] | None = None,
+              left_out: LeftOut | None = None,
               ) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
     `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
-    can report anything on it (`_plugins_for`), all when None; `placeholders` receives the
-    values left out as placeholders or illustrations, as they would have been reported."""
+    can report anything on it (`_plugins_for`), all when None; `left_out` receives the
+    values the line's own words leave out (a placeholder, an illustration, an encrypted
+    value's detectors), as they would have been reported."""
     best: dict[str, tuple[Severity, str]] = {}
     encrypted = (_ENCRYPTED_CI.match(text) is not None
                  and path.lower().endswith((".yml", ".yaml")))
@@ -312,20 +318,25 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         for value, level, kind in _own_hits(path, text, quiet):
             if level is not None:
                 best[value] = (level, kind)
+        if encrypted and left_out is not None and (candidate or could_hold(path, text)):
+            left_out.update((value, (level, kind, "encrypted")) for value, level, kind
+                            in _detect_secrets_hits(path, text, quiet, plugins)
+                            if level is not None and value not in best)
         return best
     if not (candidate or could_hold(path, text)):
         return best
-    left_out: dict[str, tuple[Severity, str]] = {}
+    placeholders: dict[str, tuple[Severity, str]] = {}
     for value, level, kind in (*_own_hits(path, text, quiet),
                                *_detect_secrets_hits(path, text, quiet, plugins)):
         if level is None:
             continue
         placeholder = is_placeholder(value) or is_illustration(path, value, kind)
-        kept = left_out if placeholder else best
+        kept = placeholders if placeholder else best
         if value not in kept or _rank(level) > _rank(kept[value][0]):
             kept[value] = (level, kind)
-    if placeholders is not None:  # as left out, unless another detector reports it
-        placeholders.update((v, found) for v, found in left_out.items() if v not in best)
+    if left_out is not None:  # unless another detector reports it
+        left_out.update((value, (level, kind, "placeholder"))
+                        for value, (level, kind) in placeholders.items() if value not in best)
     return best
 
 
@@ -467,15 +478,16 @@ class HistorySecretsRule(RuleBase, frozen=True):
         removed again had a name only the change gave it), a placeholder, or an allowlist
         pragma in a comment of the line (the line alone: a commit's patch shows no more)."""
         for line in lines:
-            placeholders: dict[str, tuple[Severity, str]] = {}
-            found = scan_line(line.file_path, line.text, placeholders=placeholders)
-            if not found and not placeholders:
+            left_out: LeftOut = {}
+            found = scan_line(line.file_path, line.text, left_out=left_out)
+            if not found and not left_out:
                 continue
             comment = line_comments(line.text, detect_language(line.file_path)).get(1, "")
             allowed = directive(comment, self.id, secret=True) if comment else None
-            for value, (level, kind) in [*found.items(), *placeholders.items()]:
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
                 quiet = (Quiet("allowlist", "change", justification=allowed.justification)
-                         if allowed is not None else _PLACEHOLDER_QUIET if value in placeholders
+                         if allowed is not None
+                         else Quiet(left_out[value][2], "change") if value in left_out
                          else quieter((quiet_paths or {}).get(line.file_path), level))
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),

@@ -115,3 +115,15 @@ def test_a_rule_reports_what_it_quietens_in_one_call(monkeypatch: pytest.MonkeyP
     assert _kinds(result.quieted) == {("python.debug-leftover", "minified", "base", None, ""),
                                       ("python.debug-leftover", "long_line", "change", "info",
                                        "")}
+
+
+def test_a_placeholder_or_an_encrypted_value_is_counted() -> None:
+    """What a line's own words leave out of the secrets rule is known: a placeholder value,
+    and what the entropy and keyword detectors find in a CI service's `secure:` value (a
+    known token format there is still an error)."""
+    yaml = ('env:\n  - secure: "hunter2Zq9xP4mW7vT1kL8sR3yB6nC0dF5gH2jJ"\n'
+            '  - token: "changeme"\n')
+    result = review(".travis.yml", yaml)
+    assert result.findings == ()
+    assert {(q.finding.start_line, q.kind, q.decided_by) for q in result.quieted} == {
+        (2, "encrypted", "change"), (3, "placeholder", "change")}
