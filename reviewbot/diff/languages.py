@@ -52,7 +52,8 @@ class NewSide:
         """Every symlink of the reviewed side (the index's in the hook): path -> target."""
         listed = self.repo.symlinks(self.rev)
         names = self.repo.read_objects(list(dict.fromkeys(listed.values())))
-        return {path: (names.get(oid) or b"").decode("utf-8", "surrogateescape")
+        # Names as the run shows them (U+FFFD for a byte that is not UTF-8), like the units'.
+        return {_shown(path): (names.get(oid) or b"").decode("utf-8", "replace")
                 for path, oid in listed.items()}
 
     def _exact(self, path: str) -> str:
@@ -99,7 +100,8 @@ def _links(side: NewSide, units: tuple[ReviewUnit, ...], notes: list[str]) -> tu
         return ()
     tree = side.symlinks()
     for path, link in added.items():  # the work tree's, in working mode
-        tree[path] = "".join(line.text for line in link.hunk.added()) if link.hunk else ""
+        # A target's name may hold a newline: the diff shows it as two lines.
+        tree[path] = "\n".join(line.text for line in link.hunk.added()) if link.hunk else ""
     found: list[Link] = []
     for path in sorted(tree):
         language = detect_language(path)
@@ -115,6 +117,10 @@ def _links(side: NewSide, units: tuple[ReviewUnit, ...], notes: list[str]) -> tu
         if unit_id is not None or target in plain:
             found.append(Link(path=path, target=target, language=language, unit_id=unit_id))
     return tuple(found)
+
+
+def _shown(path: str) -> str:
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def resolve(path: str, links: dict[str, str]) -> str | None:
@@ -136,8 +142,16 @@ def resolve(path: str, links: dict[str, str]) -> str | None:
             current = "/".join([joined, *parts[depth:]])
             break
         else:
-            return current if current != path else None
+            return _inside(current) if current != path else None
     return None
+
+
+def _inside(path: str) -> str | None:
+    """A path with `..` after a link resolved, or None when it leaves the repository."""
+    if ".." not in path.split("/"):
+        return path
+    normal = posixpath.normpath(path)
+    return None if normal == ".." or normal.startswith("../") else normal
 
 
 def _linked(units: tuple[ReviewUnit, ...], links: Iterable[Link]) -> tuple[ReviewUnit, ...]:

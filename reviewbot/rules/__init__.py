@@ -122,9 +122,10 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     # What quietens each file is decided by the base, never by a name the change adds.
     kinds = file_kinds(_by_path(all_units), project, read_new)
     shared = _Shared(ChangeLines(all_units), ProjectFiles(project), read_old)
+    said: list[str] = []
     changes = (_file_changes(kept, read_new, shared, kinds)
                + _file_changes(ignored, read_new, shared, kinds, {IGNORED})
-               + _linked(links, all_units, read_new, shared, kinds, config))
+               + _linked(links, all_units, read_new, shared, kinds, config, said))
     # Read here, once: the workers start with the files in memory (and the context step
     # reads them again from the same cache). One file is checked here, read if a rule asks.
     weights = ([len(change.new_text or "") + _added_chars(change) for change in changes]
@@ -148,7 +149,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     rated = tuple(apply(u, assessed.get(u.unit_id)
                         or assess(u, [], kind=kinds.get(u.file_path, FileKind()).tags))
                   for u in kept)
-    notes = [note for outcome in checked for note in outcome.notes]
+    notes = said + [note for outcome in checked for note in outcome.notes]
     quieted.sort(key=lambda q: (q.finding.file_path, q.finding.start_line, q.finding.rule_id))
     return RulesResult(units=rated, findings=tuple(findings), quieted=tuple(quieted),
                        quieted_files=file_quietenings(changes, config, policy, IGNORED),
@@ -257,11 +258,12 @@ def _file_changes(units: tuple[ReviewUnit, ...], read_new: ReadNew, shared: _Sha
 
 
 def _linked(links: Iterable[Link], units: tuple[ReviewUnit, ...], read_new: ReadNew,
-            shared: _Shared, kinds: dict[str, FileKind], config: Config) -> list[FileChange]:
+            shared: _Shared, kinds: dict[str, FileKind], config: Config,
+            notes: list[str]) -> list[FileChange]:
     """The files links the change adds lead to, as the links make them (rules/linked.py);
     one the config ignores by the link's name is checked for secrets only."""
     changes = linked_changes(links, units, read_new, kinds, partial(
-        FileChange, change=shared.change, project=shared.project))
+        FileChange, change=shared.change, project=shared.project), notes)
     for change in changes:
         if matches_any(change.linked, config.ignore):
             change.tags = change.tags | {IGNORED}
@@ -363,8 +365,7 @@ def _anchor(hit: Hit, rule: Rule, change: FileChange,
         unit = change.units[0]  # the rule found the change brought it, away from its lines
     if unit is None:
         return None
-    suppressed = suppression(change, hit.line, hit.last_line, rule.id,
-                             secret=rule.category == "secrets")
+    suppressed = suppression(change, hit.line, rule.id, secret=rule.category == "secrets")
     # Whatever the change added that would have quietened this finding is said with it.
     said = " ".join(filter(None, (hit.message, change.kind.note(
         secrets=rule.category == "secrets"), suppressed.note)))

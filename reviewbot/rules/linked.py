@@ -23,9 +23,10 @@ LINKED = "linked_by_change"
 
 def linked_changes(links: Iterable[Link], units: Sequence[ReviewUnit],
                    read_new: Callable[[str], str | None], kinds: Mapping[str, FileKind],
-                   make: Callable[..., FileChange]) -> list[FileChange]:
-    """A FileChange for each file a link the change adds leads to, unless the file is new
-    in the change (every line of it is added there already, in the link's language)."""
+                   make: Callable[..., FileChange], notes: list[str]) -> list[FileChange]:
+    """A FileChange for each file a link the change adds leads to, but for the lines its
+    own units already review in that language and kind; a file that cannot be read is said
+    in `notes`."""
     new_files = {u.file_path for u in units if u.patch_type == "add"}
     added: dict[str, set[int]] = {}
     language = {u.file_path: u.language for u in units}
@@ -35,17 +36,25 @@ def linked_changes(links: Iterable[Link], units: Sequence[ReviewUnit],
                 line.new_lineno for line in unit.hunk.added() if line.new_lineno)
     changes = []
     for link in links:
-        if link.unit_id is None or link.target in new_files:
+        if link.unit_id is None:
             continue
         text = read_new(link.target)
         if text is None:
+            notes.append(f"{link.path} is a symlink the change adds to {link.target}, which "
+                         f"cannot be read as a file: it is not reviewed as {link.language}")
             continue
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        # Lines the file's own units already review in this language are context here.
-        reviewed = (added.get(link.target, set()) if language.get(link.target) == link.language
-                    else set())
+        # Lines the file's own units already review in this language, as plain code (its kind
+        # quietens nothing: a new file under `vendor/` is not what the link makes it), are
+        # context here.
+        kind = kinds.get(link.path, FileKind())
+        plain = not kinds.get(link.target, FileKind()).tags & QUIETING_TAGS
+        reviewed = (added.get(link.target, set())
+                    if language.get(link.target) == link.language and plain else set())
+        if len(reviewed) == len(lines) and link.target in new_files:
+            continue  # every line is reviewed already, as this language
         hunk = Hunk(header=f"@@ -0,0 +1,{len(lines)} @@", old_start=0, old_length=0,
                     new_start=1, new_length=len(lines), lines=tuple(
                         DiffLine(kind="ctx" if number in reviewed else "add", text=line,
@@ -53,7 +62,6 @@ def linked_changes(links: Iterable[Link], units: Sequence[ReviewUnit],
                         for number, line in enumerate(lines, 1)))
         unit = ReviewUnit(unit_id=link.unit_id, file_path=link.target, patch_type="add",
                           language=link.language, hunk=hunk)
-        kind = kinds.get(link.path, FileKind())
         changes.append(make(
             path=link.target, language=link.language, units=(unit,),
             tags=frozenset({tag for tag in path_tags(link.path) if tag not in QUIETING_TAGS}

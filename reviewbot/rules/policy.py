@@ -27,7 +27,9 @@ class Policy(msgspec.Struct, frozen=True):
 
     @classmethod
     def of(cls, config: Config, units: Sequence[ReviewUnit]) -> Policy:
-        edited = config.repository_file is not None and not config.repository_at_base and any(
+        if config.repository_file is None:  # none, or --config outside the repository
+            return cls(repository="user")
+        edited = not config.repository_at_base and any(
             config.repository_file in (unit.file_path, unit.old_path) for unit in units)
         return cls(repository="change" if edited else "base")
 

@@ -7,10 +7,11 @@
 - only in a comment of the file's language (code/comments.py: `f"ssh {host} # nosec"` is a
   string), on the line the finding starts on (the line it is reported at: a suppression
   further down a long statement is no suppression);
-- decided by the change when that line is one the change adds: the reviewer reads it in the
-  diff. A comment on an unchanged line is the base's, and covers only what it covered at
-  the base: a finding none of whose lines the change added. A finding on lines the change
-  altered needs its own suppression on its first line, in the diff.
+- decided by the change, on a line the change adds: the reviewer reads it in the diff. A
+  comment on an unchanged line is the base's, and covers only what it covered at the base,
+  where the finding was not (every finding reported is one the change brings: on lines it
+  adds, or, for an analyzer that compares, absent from the base's file). Such a finding
+  needs its own suppression on its first line, in the diff, and says so.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import msgspec
 from reviewbot.rules.base import FileChange, Quiet
 from reviewbot.schema import QuietKind
 
-_IGNORE = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+# Bare, or naming rules: `ignore[js.eval` (no `]`) or `ignored` is neither.
+_IGNORE = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\]|(?![\[\w.-]))")
 # bandit's marker, bare or with its test ids (`nosec B602, B607`, `nosec: B602`).
 _NOSEC = re.compile(r"\bnosec\b(?P<ids>(?:[\s,:]+B\d{3}\b)*)")
 _TEST_ID = re.compile(r"B\d{3}")
@@ -90,21 +92,17 @@ class Suppressed(msgspec.Struct, frozen=True):
 NOTHING = Suppressed()
 
 
-def suppression(change: FileChange, first: int, last: int, rule_id: str,
-                secret: bool) -> Suppressed:
-    """Whether a comment on the finding's first line quietens it (lines `first`-`last`)."""
+def suppression(change: FileChange, first: int, rule_id: str, secret: bool) -> Suppressed:
+    """Whether a comment on the line a finding starts on quietens it."""
     text = change.line(first)
     if not any(word in text for word in WORDS):
         return NOTHING
     found = directive(change.comment_on(first), rule_id, secret)
     if found is None:
         return NOTHING
-    added = change.added_by_line
-    if first in added:
+    if first in change.added_by_line:
         return Suppressed(Quiet(found.kind, "change", justification=found.justification))
-    if any(number in added for number in range(first, last + 1)):
-        return Suppressed(note=(
-            f"The suppression on line {first} is the base's, and the change alters the lines "
-            "of this finding: it covers only what it covered at the base. Suppress it again "
-            f"on line {first}, in the change, if it is accepted."))
-    return Suppressed(Quiet(found.kind, "base", justification=found.justification))
+    return Suppressed(note=(
+        f"The suppression on line {first} is the base's, and this finding is the change's: "
+        "it covers only what it covered at the base. Suppress it again on line "
+        f"{first}, in the change, if it is accepted."))

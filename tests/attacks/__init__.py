@@ -153,6 +153,16 @@ QUIETENINGS: dict[str, Quietening] = {
     "a base suppression over a statement the change alters":
         q("quietenings_test.py::test_a_base_suppression_does_not_cover_a_statement_the_"
           "change_alters", "base", "nosec", REFUSED),
+    "a suppression that names nothing (`ignore[js.eval` with no `]`)":
+        q("quietenings_test.py::test_a_suppression_that_names_nothing_suppresses_nothing",
+          "change", "suppression", REFUSED),
+    # rules/tool_directives.py: shellcheck's, hadolint's and zizmor's own suppressions count
+    # only on lines the change adds (a base's file-wide `disable` covers nothing new).
+    "an analyzer's own suppression":
+        q("quietenings_test.py::test_an_analyzers_own_suppression_counts_only_on_a_line_the_"
+          "change_adds", "change", "suppression"),
+    "a zizmor ignore comment": q("quietenings_test.py::test_a_zizmor_ignore_comment_is_counted",
+                                 "change", "suppression"),
     "bandit's nosec, for another test's finding or a secret":
         q("../rules/engine_test.py::test_bandits_nosec_quiets_what_bandits_tests_find",
           "change", "nosec"),
@@ -226,6 +236,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a rule switched off or re-levelled":
         q("../rules/quieted_test.py::test_a_rule_switched_off_is_still_run_and_counted",
           "base", "config"),
+    "a config the change edits, in the hook":
+        q("../rules/quieted_test.py::test_the_hook_reads_a_config_the_change_edits_as_the_"
+          "changes_word", "change", "config"),
     "an ignore glob over a name the change chooses":
         q("quietenings_test.py::test_a_base_ignore_glob_over_a_new_name_is_named_and_"
           "secrets_are_still_checked", "base", "ignore", f"{RECORDED}; {FILE}"),

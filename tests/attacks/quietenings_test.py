@@ -15,7 +15,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
-from reviewbot.rules import run_rules
+from reviewbot.rules import run_rules, scanners
 from reviewbot.schema import HistoryLine
 from tests.conftest import GitFixture
 from tests.report.formats_test import validate_sarif
@@ -108,6 +108,23 @@ def test_a_text_file_a_link_makes_code_is_reviewed_as_code(
     assert (code, _rules(doc)) == (1, [("python.shell-injection", "data/helpers.txt", 5)])
 
 
+@pytest.mark.parametrize("target", ["vendor/helpers.py", "data/helpers\nx.txt"])
+def test_a_link_makes_code_of_a_file_whatever_its_own_kind_or_name(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], target: str) -> None:
+    """The target's own kind (a new file under the base's `vendor/`: secrets only) or a
+    name git shows over two lines does not decide what the link makes of it: imported as
+    `app/helpers.py`, it is app code."""
+    repo.write("vendor/README.md", "vendored\n")
+    repo.write("app/__init__.py", "")
+    base = _feature(repo)
+    repo.write(target, HELPERS)
+    (repo.root / "app" / "helpers.py").symlink_to(f"../{target}")
+    repo.commit("link")
+    code, doc = _json(repo, capsys, "--mode", "pr", "--base", base)
+    assert (code, [(rule, line) for rule, _, line in _rules(doc)]) == (
+        1, [("python.shell-injection", 5)])
+
+
 def test_a_link_out_of_the_repository_is_said(repo: GitFixture,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     repo.commit("base")
@@ -189,6 +206,50 @@ def test_a_base_suppression_does_not_cover_a_statement_the_change_alters() -> No
     assert result.findings == ()
     assert [(q.kind, q.decided_by, q.justification) for q in result.quieted] == [
         ("nosec", "change", "uid is an int")]
+
+
+@pytest.mark.parametrize("comment", ["# reviewbot: ignore[js.eval", "# reviewbot: ignored",
+                                     "# reviewbot: ignores all"])
+def test_a_suppression_that_names_nothing_suppresses_nothing(comment: str) -> None:
+    """`ignore[js.eval` with no `]` is not a bare `ignore` that would quieten every rule on
+    the line while reading as if it named one."""
+    result = review("app/a.py", SHELL_IN.format('f"ssh {host}"', f"  {comment}"))
+    assert [f.rule_id for f in result.findings] == ["python.shell-injection"]
+
+
+def _needs(tool: str) -> None:
+    if scanners.find_executable(tool) is None:
+        pytest.skip(f"{tool} is not installed (pip install 'reviewbot[scanners]')")
+
+
+SCRIPT = "#!/bin/bash\n# shellcheck disable=SC2086\necho start\n"
+
+
+def test_an_analyzers_own_suppression_counts_only_on_a_line_the_change_adds() -> None:
+    """shellcheck reads `# shellcheck disable=SC2086` above a script's first command as
+    covering the whole file: the base's covers nothing the change brings, and the change's
+    own is recorded like any suppression."""
+    _needs("shellcheck")
+    new = SCRIPT + "rm -rf $1/cache\n"
+    result = review("bin/clean.sh", new, SCRIPT)
+    assert ("shellcheck", "shellcheck SC2086", 4) in {
+        (f.rule_id, f.title, f.start_line) for f in result.findings}
+    result = review("bin/clean.sh", new)
+    assert "shellcheck SC2086" not in {f.title for f in result.findings}
+    assert [(q.finding.title, q.kind, q.decided_by, q.justification)
+            for q in result.quieted if q.finding.rule_id == "shellcheck"] == [
+        ("shellcheck SC2086", "suppression", "change", "shellcheck disable=SC2086")]
+
+
+def test_a_zizmor_ignore_comment_is_counted() -> None:
+    _needs("zizmor")
+    workflow = ("on: issues\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+                '      - run: echo "${{ github.event.issue.title }}"  '
+                "# zizmor: ignore[template-injection]\n")
+    result = review(".github/workflows/t.yml", workflow)
+    assert "zizmor template-injection" not in {f.title for f in result.findings}
+    assert ("zizmor template-injection", "suppression", "change") in {
+        (q.finding.title, q.kind, q.decided_by) for q in result.quieted}
 
 
 # --- 7. staged content is the index's -------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import msgspec
 import pytest
 
 from reviewbot import rules
@@ -51,8 +52,8 @@ def test_a_rule_switched_off_is_still_run_and_counted() -> None:
     """A rule the repository's config switches off reports nothing, and what it would have
     reported is known, decided by the base; the user's own setting is the user's."""
     off = RuleSetting(enabled=False, where=".reviewbot.toml at main: rules.x", trusted=False)
-    result = review("app/pay.py", SHELL,
-                    config=Config(rules={"python.shell-injection": off}))
+    result = review("app/pay.py", SHELL, config=Config(
+        rules={"python.shell-injection": off}, repository_file=".reviewbot.toml"))
     assert [f.rule_id for f in result.findings] == []
     assert _kinds(result.quieted) == {("python.shell-injection", "config", "base", None,
                                        ".reviewbot.toml at main: rules.x")}
@@ -66,7 +67,7 @@ def test_a_rule_switched_off_is_still_run_and_counted() -> None:
 def test_an_ignored_file_is_named_and_its_findings_known() -> None:
     """A file the config's `ignore` names is checked for secrets only; what its other rules
     find is recorded, and the file itself is named (new: the change chose its name)."""
-    config = Config(ignore=("*_pb2.py",),
+    config = Config(ignore=("*_pb2.py",), repository_file=".reviewbot.toml",
                     ignore_origins={"*_pb2.py": Origin(".reviewbot.toml", trusted=False)})
     result = review("api/pay_pb2.py", SHELL, config=config)
     assert result.findings == ()
@@ -127,3 +128,17 @@ def test_a_placeholder_or_an_encrypted_value_is_counted() -> None:
     assert result.findings == ()
     assert {(q.finding.start_line, q.kind, q.decided_by) for q in result.quieted} == {
         (2, "encrypted", "change"), (3, "placeholder", "change")}
+
+
+def test_the_hook_reads_a_config_the_change_edits_as_the_changes_word() -> None:
+    """In the hook the repository's config is read from the work tree: what it quietens is
+    the change's own word when the change edits the file, the base's otherwise."""
+    off = RuleSetting(enabled=False, where=".reviewbot.toml: rules.x", trusted=False)
+    config = Config(rules={"python.shell-injection": off}, repository_file=".reviewbot.toml")
+    edit = parse_units(make_diff(".reviewbot.toml", "[rules]\n"))
+    units = parse_units(make_diff("app/pay.py", SHELL)) + edit
+    result = run_rules(units, lambda p: SHELL if p == "app/pay.py" else "[rules]\n", config)
+    assert [(q.kind, q.decided_by) for q in result.quieted] == [("config", "change")]
+    at_base = msgspec.structs.replace(config, repository_at_base=True)
+    result = run_rules(units, lambda p: SHELL if p == "app/pay.py" else "[rules]\n", at_base)
+    assert [(q.kind, q.decided_by) for q in result.quieted] == [("config", "base")]
