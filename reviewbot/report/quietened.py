@@ -27,8 +27,9 @@ KIND_WORDS: dict[QuietKind, str] = {
 WHO: dict[DecidedBy, str] = {"change": "the change", "base": "the base", "user": "you"}
 # The kinds that are a comment on the finding's line.
 SUPPRESSIONS = frozenset({"suppression", "nosec", "allowlist"})
-# How many of the change's suppressed errors, or new files, a summary names one by one.
-NAMED = 20
+# How many of the change's suppressed errors, or new files, a summary names one by one (the
+# count says how many there are: decoys cannot hide the rest).
+NAMED = 50
 
 
 def said_first(report: RunReport) -> list[Quieted]:
@@ -80,12 +81,19 @@ def text_lines(report: RunReport) -> list[str]:
     return lines
 
 
-def markdown_lines(report: RunReport) -> list[str]:
+# Where every quietened finding is listed, as a Markdown summary says it.
+LISTED = "the JSON report, and in SARIF as a suppressed result"
+LISTED_BY_A_RUN = ("the list at the end (as far as a comment holds it) and in the run's JSON "
+                   "report")
+
+
+def markdown_lines(report: RunReport, listed: str = LISTED) -> list[str]:
     """For a Markdown summary; every word from the repository made inert."""
     lines: list[str] = []
     first = said_first(report)
     if first:
-        lines += ["**The change suppresses an error** (not counted in the result):", ""]
+        lines += [f"**The change suppresses {counted(len(first), 'error')}** (not counted in "
+                  "the result):", ""]
         lines += [f"- {inline_code(display_path(q.finding.file_path))} L{q.finding.start_line}"
                   f" `{q.finding.rule_id}` {inert_line(q.finding.title)}: {_how(q, inert=True)}"
                   for q in first[:NAMED]]
@@ -94,8 +102,7 @@ def markdown_lines(report: RunReport) -> list[str]:
         lines.append("")
     if report.quieted:
         lines += [f"**Quietened:** {counted(len(report.quieted), 'finding')}, "
-                  f"{counts(report.quieted)}. Each is in the JSON report and, as a "
-                  "suppressed result, in SARIF.", ""]
+                  f"{counts(report.quieted)}. Each is in {listed}.", ""]
     files = new_files(report)
     if files:
         named = ", ".join(f"{inline_code(display_path(f.file_path))} ({_file_how(f, True)})"

@@ -380,5 +380,5 @@ def test_a_suppression_the_change_adds_on_an_error_is_said_first(
             in out)
     assert "quietened: 1 by the change (`nosec`: 1 not reported)" in out
     code, out = _run(repo, capsys, "--mode", "staged", "--format", "markdown")
-    assert "**The change suppresses an error**" in out
+    assert "**The change suppresses 1 error**" in out
     assert "- `app/run.py` L5 `python.shell-injection`" in out
