@@ -75,11 +75,6 @@ _SCANNERS = frozenset(rule.id for rule in scanners.RULES)
 ReadNew = Callable[[str], str | None]
 
 
-class _Anchored(msgspec.Struct, frozen=True):
-    finding: Finding
-    unit_id: str
-
-
 class _Checked(msgspec.Struct, frozen=True):
     """One file's outcome. Plain data: it is computed in whichever process checked the file
     and comes back by pickle."""
@@ -294,8 +289,9 @@ def _check_file(change: FileChange, config: Config,
     # One finding a rule and line: reported, else quietened.
     seen: set[tuple[str, int]] = set()
     seen_quiet: set[tuple[str, int]] = set()
+    # What an analyzer does better is its own while it runs (not where the file is skipped).
     replaced = {rule_id for scanner in scanners.RULES
-                if config.rule(scanner.id, change.path).enabled
+                if _skipped(scanner, change, config, policy) is None
                 and scanner.available_for(change) for rule_id in scanner.replaces}
     for rule in RULES.values():
         setting = config.rule(rule.id, change.path)

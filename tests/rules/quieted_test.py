@@ -142,3 +142,14 @@ def test_the_hook_reads_a_config_the_change_edits_as_the_changes_word() -> None:
     at_base = msgspec.structs.replace(config, repository_at_base=True)
     result = run_rules(units, lambda p: SHELL if p == "app/pay.py" else "[rules]\n", at_base)
     assert [(q.kind, q.decided_by) for q in result.quieted] == [("config", "base")]
+
+
+def test_an_ignored_workflows_expression_injection_is_counted() -> None:
+    """zizmor, an external analyzer, is not run on a file checked for secrets only; the rule
+    it stands in for then finds what the file holds, and it is counted."""
+    workflow = ("on: issues\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+                '      - run: echo "${{ github.event.issue.title }}"\n')
+    result = review(".github/workflows/t.yml", workflow, config=Config(
+        ignore=(".github/*",), repository_file=".reviewbot.toml"))
+    assert result.findings == ()
+    assert {q.finding.rule_id for q in result.quieted} == {"gha.expression-injection"}
