@@ -40,7 +40,12 @@ def said_first(report: RunReport) -> list[Quieted]:
 
 def new_files(report: RunReport) -> list[QuietedFile]:
     """The files the change names that the rules read for secrets only."""
-    return [f for f in report.quieted_files if f.new]
+    return [f for f in report.quieted_files if f.new and f.kind != "long_line"]
+
+
+def long_lines(report: RunReport) -> list[QuietedFile]:
+    """The files with added lines the line-pattern rules pass over."""
+    return [f for f in report.quieted_files if f.kind == "long_line"]
 
 
 def counts(quieted: Sequence[Quieted]) -> str:
@@ -78,6 +83,10 @@ def text_lines(report: RunReport) -> list[str]:
                           for f in files[:NAMED])
         more = f" and {len(files) - NAMED} more" if len(files) > NAMED else ""
         lines.append(f"new files checked for secrets only: {named}{more}")
+    if long := long_lines(report):
+        lines.append("passed over by the line-pattern rules: " + ", ".join(
+            f"{display_path(f.file_path)} ({f.justification})" for f in long[:NAMED])
+            + (f" and {len(long) - NAMED} more files" if len(long) > NAMED else ""))
     return lines
 
 
@@ -109,6 +118,11 @@ def markdown_lines(report: RunReport, listed: str = LISTED) -> list[str]:
                           for f in files[:NAMED])
         more = f" and {len(files) - NAMED} more" if len(files) > NAMED else ""
         lines += [f"**New files checked for secrets only:** {named}{more}.", ""]
+    if long := long_lines(report):
+        lines += ["**Passed over by the line-pattern rules:** " + ", ".join(
+            f"{inline_code(display_path(f.file_path))} ({f.justification})"
+            for f in long[:NAMED])
+            + (f" and {len(long) - NAMED} more files" if len(long) > NAMED else "") + ".", ""]
     return lines[:-1] if lines else []
 
 

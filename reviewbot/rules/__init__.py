@@ -84,6 +84,8 @@ class _Checked(msgspec.Struct, frozen=True):
     # One per unit of the file, in the file's order.
     assessments: tuple[Assessment, ...]
     quieted: tuple[Quieted, ...] = ()
+    # Added lines the line-pattern rules pass over (each longer than MINIFIED_LINE_CHARS).
+    long_lines: int = 0
 
 
 # Patch types whose file the base has under the same name, with its lines changed.
@@ -147,7 +149,10 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     notes = said + [note for outcome in checked for note in outcome.notes]
     quieted.sort(key=lambda q: (q.finding.file_path, q.finding.start_line, q.finding.rule_id))
     return RulesResult(units=rated, findings=tuple(findings), quieted=tuple(quieted),
-                       quieted_files=file_quietenings(changes, config, policy, IGNORED),
+                       quieted_files=file_quietenings(
+                           changes, config, policy, IGNORED,
+                           {c.path: o.long_lines for c, o in zip(changes, checked, strict=True)
+                            if o.long_lines}),
                        ignored_units=len(all_units) - len(kept),
                        notes=tuple(dict.fromkeys(notes)))
 
@@ -187,8 +192,10 @@ def _check_change(change: FileChange, config: Config, policy: Policy) -> _Checke
                                kind=change.kind.tags)
                         for unit in change.units)
     change.release()
+    long_lines = (len(change.added_by_line) - len(change.pattern_lines)
+                  if not change.tags & (SECRETS_ONLY_TAGS | {IGNORED}) else 0)
     return _Checked(findings=tuple(findings), notes=tuple(notes), assessments=assessments,
-                    quieted=tuple(quieted))
+                    quieted=tuple(quieted), long_lines=long_lines)
 
 
 def _history_findings(history: Iterable[HistoryLine], config: Config,

@@ -8,7 +8,7 @@ the change edits it. The user's file, the environment and the flags are the user
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fnmatch import fnmatch
 from pathlib import PurePosixPath
 from typing import cast
@@ -16,7 +16,7 @@ from typing import cast
 import msgspec
 
 from reviewbot.config import Config, Origin
-from reviewbot.rules.base import SECRETS_ONLY_TAGS, FileChange
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, SECRETS_ONLY_TAGS, FileChange
 from reviewbot.schema import DecidedBy, QuietedFile, QuietKind, ReviewUnit, Tag
 
 
@@ -48,10 +48,15 @@ def ignore_glob(path: str, config: Config) -> tuple[str, Origin]:
 
 
 def file_quietenings(changes: Sequence[FileChange], config: Config, policy: Policy,
-                     ignored_tag: str) -> tuple[QuietedFile, ...]:
+                     ignored_tag: str,
+                     long_lines: Mapping[str, int] | None = None) -> tuple[QuietedFile, ...]:
     """Each file checked for secrets only, and why: the config's `ignore` (the glob), or its
-    kind (vendored, generated, a lockfile)."""
-    found: list[QuietedFile] = []
+    kind (vendored, generated, a lockfile); and each file with added lines the line-pattern
+    rules pass over (`long_lines`: how many), which the change wrote so."""
+    found = [QuietedFile(file_path=path, kind="long_line", decided_by="change",
+                         justification=f"{count} added line{'s' if count > 1 else ''} over "
+                                       f"{MINIFIED_LINE_CHARS:,} characters")
+             for path, count in (long_lines or {}).items()]
     for change in changes:
         if ignored_tag in change.tags:
             glob, origin = ignore_glob(change.path, config)

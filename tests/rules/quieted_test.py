@@ -153,3 +153,12 @@ def test_an_ignored_workflows_expression_injection_is_counted() -> None:
         ignore=(".github/*",), repository_file=".reviewbot.toml"))
     assert result.findings == ()
     assert {q.finding.rule_id for q in result.quieted} == {"gha.expression-injection"}
+
+
+def test_a_long_line_the_patterns_pass_over_is_named() -> None:
+    """`eval(location.hash); // xxxx...` past 1,000 characters: the line-pattern rules pass
+    over the line, and the file is named with how many such lines the change added."""
+    code = "eval(location.hash); // " + "x" * 1200 + "\n"
+    result = review("web/a.js", code)
+    assert [(f.file_path, f.kind, f.decided_by) for f in result.quieted_files] == [
+        ("web/a.js", "long_line", "change")]
