@@ -265,7 +265,8 @@ def _linked(links: Iterable[Link], units: tuple[ReviewUnit, ...], read_new: Read
     """The files links the change adds lead to, as the links make them (rules/linked.py);
     one the config ignores by the link's name is checked for secrets only."""
     changes = linked_changes(links, units, read_new, kinds, partial(
-        FileChange, change=shared.change, project=shared.project), notes)
+        FileChange, change=shared.change, project=shared.project), notes,
+        ignored=lambda path: matches_any(path, config.ignore))
     for change in changes:
         if matches_any(change.linked, config.ignore):
             change.tags = change.tags | {IGNORED}

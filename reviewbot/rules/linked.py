@@ -23,10 +23,11 @@ LINKED = "linked_by_change"
 
 def linked_changes(links: Iterable[Link], units: Sequence[ReviewUnit],
                    read_new: Callable[[str], str | None], kinds: Mapping[str, FileKind],
-                   make: Callable[..., FileChange], notes: list[str]) -> list[FileChange]:
+                   make: Callable[..., FileChange], notes: list[str],
+                   ignored: Callable[[str], bool] = lambda path: False) -> list[FileChange]:
     """A FileChange for each file a link the change adds leads to, but for the lines its
-    own units already review in that language and kind; a file that cannot be read is said
-    in `notes`."""
+    own units already review in that language and kind (`ignored`: whether the config
+    ignores a path); a file that cannot be read is said in `notes`."""
     new_files = {u.file_path for u in units if u.patch_type == "add"}
     added: dict[str, set[int]] = {}
     language = {u.file_path: u.language for u in units}
@@ -50,7 +51,8 @@ def linked_changes(links: Iterable[Link], units: Sequence[ReviewUnit],
         # quietens nothing: a new file under `vendor/` is not what the link makes it), are
         # context here.
         kind = kinds.get(link.path, FileKind())
-        plain = not kinds.get(link.target, FileKind()).tags & QUIETING_TAGS
+        plain = not (kinds.get(link.target, FileKind()).tags & QUIETING_TAGS
+                     or ignored(link.target))
         reviewed = (added.get(link.target, set())
                     if language.get(link.target) == link.language and plain else set())
         if len(reviewed) == len(lines) and link.target in new_files:
