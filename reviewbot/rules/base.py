@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import Protocol
 
 import msgspec
 
+from reviewbot.code.comments import line_comments
 from reviewbot.code.lexical import comment_flags
 from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
 from reviewbot.code.long_lines import long_line_code
@@ -18,7 +18,7 @@ from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
 from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.quieting import BaseLayout, FileKind
-from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
+from reviewbot.schema import Category, DecidedBy, DiffLine, QuietKind, ReviewUnit, Severity
 
 # What reviews a file that is generated, vendored or a lockfile (as the base declares it,
 # rules/quieting.py): secrets only.
@@ -79,8 +79,20 @@ class Rule(Protocol):
     def check(self, change: FileChange) -> Iterator[Hit]: ...
 
 
+class Quiet(msgspec.Struct, frozen=True):
+    """What quietens a hit, said by the rule that found it: of which kind, decided by whom,
+    and the severity it keeps when lowered (None: not reported). The engine carries it to
+    the run's record of quietenings (schema.Quieted), which every report shows."""
+
+    kind: QuietKind
+    decided_by: DecidedBy
+    given: Severity | None = None
+    justification: str = ""
+
+
 class Hit(msgspec.Struct, frozen=True):
-    """A problem a rule found, on new-side lines. `severity` overrides the rule's default."""
+    """A problem a rule found, on new-side lines. `severity` overrides the rule's default;
+    `quiet`: the rule quietens it itself (its severity is then the one it would have had)."""
 
     rule_id: str
     line: int
@@ -89,6 +101,7 @@ class Hit(msgspec.Struct, frozen=True):
     suggestion: str = ""
     severity: Severity | None = None
     title: str | None = None
+    quiet: Quiet | None = None
     # Set when the hit is about a line the change removed: its number in the base's file
     # (`line` is then where the removal sits in the new file).
     base_line: int | None = None
@@ -224,6 +237,13 @@ class FileChange(msgspec.Struct, dict=True):
     notes: list[str] = msgspec.field(default_factory=list)
     # Its quietening as the base declares it, and what the change would have given itself.
     kind: FileKind = msgspec.field(default_factory=FileKind)
+    # How many added lines the line patterns pass over (long lines of a file the base holds
+    # minified), once `pattern_lines` is read.
+    minified_lines: int = 0
+    # The symlink the change adds that makes this file code (rules/linked.py): every line
+    # is new code, and `shown` holds the ones the diff itself shows as added.
+    linked: str = ""
+    shown: frozenset[int] = frozenset()
 
     def __repr__(self) -> str:
         # Without the shared change, the project and the memo (which holds the whole file).
@@ -270,6 +290,17 @@ class FileChange(msgspec.Struct, dict=True):
                          if flag and line.new_lineno is not None)
         return frozenset(found)
 
+    def comment_on(self, number: int) -> str:
+        """The text of the comments on a new-side line, read from the language's tokens
+        (code/comments.py): a suppression's words in a string are no comment."""
+        if self.new_text is None:
+            return line_comments(self.line(number), self.language).get(1, "")
+        return self._comments.get(number, "")
+
+    @cached_property
+    def _comments(self) -> dict[int, str]:
+        return line_comments(self.new_text or "", self.language)
+
     @cached_property
     def pattern_lines(self) -> dict[int, str]:
         """The added lines that rules matching patterns line by line read, each as its code: a
@@ -285,11 +316,9 @@ class FileChange(msgspec.Struct, dict=True):
                 skipped += 1
             else:
                 lines[number] = long_line_code(text, self.language)
-        if skipped:
-            # QUIETENING: the one place a long line is passed over, decided by the base.
-            self.notes.append(
-                f"{self.path}: {skipped} long line(s) not read by the line patterns: the base "
-                "holds this file minified")
+        # The one place a long line is passed over, decided by the base: the engine records
+        # the file with how many (QuietedFile, kind "minified", decided by the base).
+        self.minified_lines = skipped
         return lines
 
     @cached_property
@@ -325,7 +354,7 @@ class FileChange(msgspec.Struct, dict=True):
         """Drop the parsed tree and the analyses built on it, once the file is checked: a
         large change then holds one file's trees at a time, not every file's."""
         self.memo.clear()
-        for name in ("python_tree", "_python_parse", "_new_lines", "old_text"):
+        for name in ("python_tree", "_python_parse", "_new_lines", "old_text", "_comments"):
             self.__dict__.pop(name, None)
 
     @cached_property
@@ -337,45 +366,3 @@ class FileChange(msgspec.Struct, dict=True):
         if tree is not None and has_bare_cr(text):
             to_git_lines(tree, text)  # the diff's line numbers, not the parser's
         return tree, error
-
-
-# In a comment (`#`, `//`, `/*`, `--`, `<!--`, `;`): a string that holds the words is no
-# suppression.
-_SUPPRESSION = re.compile(r"(?:#|//|/\*|--|<!--|;)\s*reviewbot:\s*ignore"
-                          r"(?:\[(?P<ids>[^\]]*)\])?")
-
-
-# bandit's `# nosec` (bare, or with its test ids: `# nosec B602, B607`), for the Python rules
-# that find what those tests find. A bare one quiets those rules, never a secret (detect-secrets
-# has its own pragma) nor a rule bandit has no test for.
-_NOSEC = re.compile(r"#.*?\bnosec\b(?P<ids>(?:[\s,:]+B\d{3})*)")
-_BANDIT: dict[str, frozenset[str]] = {
-    "python.shell-injection": frozenset({"B602", "B604", "B605", "B609"}),
-    "python.sql-injection": frozenset({"B608", "B610", "B611"}),
-    "python.eval-exec": frozenset({"B102", "B307"}),
-    "python.unsafe-deserialization": frozenset({"B301", "B302", "B403", "B506"}),
-    "python.tls-verify-disabled": frozenset({"B501", "B502", "B503", "B504", "B323"}),
-    "python.weak-hash": frozenset({"B303", "B324"}),
-    "python.world-writable": frozenset({"B103"}),
-    "python.insecure-tempfile": frozenset({"B306"}),
-    "python.xss": frozenset({"B308", "B701", "B703"}),
-    "python.path-traversal": frozenset({"B202"}),
-    "python.debug-leftover": frozenset({"B101"}),
-}
-
-
-def suppressed(line_text: str, rule_id: str) -> bool:
-    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) in a comment on the line,
-    or bandit's `# nosec` for a rule that finds what bandit's tests named there find."""
-    for match in _SUPPRESSION.finditer(line_text):
-        ids = match.group("ids")
-        if ids is None or rule_id in {part.strip() for part in ids.split(",")}:
-            return True
-    tests = _BANDIT.get(rule_id)
-    if tests is None or "nosec" not in line_text:
-        return False
-    for match in _NOSEC.finditer(line_text):
-        named = set(re.findall(r"B\d{3}", match.group("ids")))
-        if not named or named & tests:
-            return True
-    return False

@@ -18,6 +18,7 @@ from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
     FileChange,
     Hit,
+    Quiet,
     RuleBase,
     RuleInfo,
 )
@@ -67,10 +68,13 @@ class PatternRule(RuleBase, frozen=True):
     calls: frozenset[str] = frozenset()
 
     def applies_to(self, change: FileChange) -> bool:
-        return (change.language in self.languages and bool(change.added)
-                and not change.tags & self.skip_tags)
+        return change.language in self.languages and bool(change.added)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
+        # In a kind it skips (test code: a test's output is its own), what it finds is
+        # recorded as quietened, not reported.
+        quiet = (Quiet("test_code", change.kind.decided("test_file"))
+                 if change.tags & self.skip_tags else None)
         found: dict[int, tuple[Variant, int | None]] = {}
         for number, text in change.pattern_lines.items():
             if number not in change.comment_lines \
@@ -92,7 +96,7 @@ class PatternRule(RuleBase, frozen=True):
             found[line] = (variant, view.last)
         for number in sorted(found):
             variant, last = found[number]
-            yield self._hit(number, variant, last)
+            yield self._hit(number, variant, last, quiet)
 
     def _rank(self, variant: Variant) -> int:
         return SEVERITY_RANK[variant.severity or self.severity]
@@ -106,10 +110,11 @@ class PatternRule(RuleBase, frozen=True):
         pieces = _BREAKS.split(text) if _BREAKS.search(text) else (text,)
         return next((v for v in self.variants for piece in pieces if v.search(piece)), None)
 
-    def _hit(self, line: int, variant: Variant, last: int | None = None) -> Hit:
+    def _hit(self, line: int, variant: Variant, last: int | None,
+             quiet: Quiet | None) -> Hit:
         return Hit(rule_id=self.id, line=line, end_line=last if last and last > line else None,
                    severity=variant.severity, message=variant.message,
-                   suggestion=self.suggestion)
+                   suggestion=self.suggestion, quiet=quiet)
 
 
 def _v(pattern: str, severity: Severity | None, message: str, flags: int = 0) -> Variant:

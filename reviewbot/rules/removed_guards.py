@@ -25,6 +25,7 @@ from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
     FileChange,
     Hit,
+    Quiet,
     RuleBase,
     RuleInfo,
     is_long,
@@ -299,8 +300,7 @@ def _alike(first: DiffLine, second: DiffLine) -> float:
 class GuardRemovedRule(RuleBase, frozen=True):
     def applies_to(self, change: FileChange) -> bool:
         # A change that only deletes can take a guard away too.
-        return bool(change.added or change.removes) and change.language not in _PROSE \
-            and "docs" not in change.tags
+        return bool(change.added or change.removes) and change.language not in _PROSE
 
     def check(self, change: FileChange) -> Iterator[Hit]:
         # A hunk all of whose changed lines are minified holds nothing a person wrote (its
@@ -322,9 +322,11 @@ class GuardRemovedRule(RuleBase, frozen=True):
         said = chain(islice(_said_across(hunks), _MAX_PER_HUNK),
                      *(islice(_said_in(hunk, new), _MAX_PER_HUNK) for hunk in hunks
                        if hunk.removed()))
+        # Documentation (as the base declares it) is not read for guards: recorded instead.
+        quiet = Quiet("docs", change.kind.decided("docs")) if "docs" in change.tags else None
         for found in said:
             yield Hit(rule_id=self.id, line=found.line, message=found.message,
-                      suggestion=found.suggestion, base_line=found.base_line)
+                      suggestion=found.suggestion, base_line=found.base_line, quiet=quiet)
 
 
 def _readable(line: DiffLine, language: str) -> DiffLine:

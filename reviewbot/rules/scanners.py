@@ -46,7 +46,8 @@ from typing import Any
 
 import msgspec
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
+from reviewbot.rules.tool_directives import directive_lines, inert
 from reviewbot.rules.workflow_events import made_reachable
 from reviewbot.schema import Severity
 
@@ -117,17 +118,30 @@ class ScannerRule(RuleBase, frozen=True):
             change.notes.append(f"{self.executable} is not installed: {self.what} were checked "
                                 f"with reviewbot's own patterns only ({INSTALL_HINT})")
             return
-        found = self._scan(executable, change, text)
+        added = change.added_by_line
+        # The tool's own suppressions count only on lines the change adds (tool_directives).
+        own = directive_lines(self.executable, text, added)
+        found = self._scan(executable, change, inert(self.executable, text))
         if found is None:
             return
-        added = change.added_by_line
+        honoured = (self._scan(executable, change, inert(self.executable, text, keep=own))
+                    if own else None)
+        reported = Counter((hit.line, hit.code, hit.message)
+                           for hit in (found if honoured is None else honoured))
         brought = [hit for hit in found if hit.line in added and self.retagged is None]
         if len(brought) < len(found):
             brought = self._brought(executable, change, text, found)
         for hit in brought:
+            key = (hit.line, hit.code, hit.message)
+            quiet = None
+            if reported[key] > 0:
+                reported[key] -= 1
+            else:  # a directive the change adds quietens it: recorded, with its words
+                said = [words for line, words in sorted(own.items()) if line <= hit.line]
+                quiet = Quiet("suppression", "change", justification=(said or [""])[-1])
             yield Hit(rule_id=self.id, line=hit.line, end_line=max(hit.end_line, hit.line),
                       severity=hit.severity, title=f"{self.executable} {hit.code}",
-                      message=hit.message, suggestion="")
+                      message=hit.message, suggestion="", quiet=quiet)
 
     def _scan(self, executable: str, change: FileChange, text: str) -> list[ToolHit] | None:
         output = self._run(executable, change, text)
@@ -147,7 +161,8 @@ class ScannerRule(RuleBase, frozen=True):
         a finding to the job's first line); every hit when the base cannot be read or
         checked: a finding is not dropped because its past is unknown."""
         old_text = change.old_text
-        old = self._scan(executable, change, old_text) if old_text is not None else None
+        old = (self._scan(executable, change, inert(self.executable, old_text))
+               if old_text is not None else None)
         if old is None or old_text is None:
             return found
         new_lines, old_lines = text.split("\n"), old_text.split("\n")

@@ -11,16 +11,21 @@ from __future__ import annotations
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
+
+from reviewbot.code.comments import line_comments
+from reviewbot.code.languages import detect_language
 from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.literal_values import program_lines
 from reviewbot.rules.quieting import is_prose
+from reviewbot.rules.suppressions import directive
 from reviewbot.run.redaction import (
     KEY_ARMOUR,
     TOKEN_SIGNS,
@@ -32,7 +37,7 @@ from reviewbot.run.redaction import (
     preview,
     token_matches,
 )
-from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
+from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
@@ -43,8 +48,10 @@ _ENTROPY = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
 _KEYWORD = frozenset({"KeywordDetector"})
 # Not secrets: a public IP address is not a credential.
 _SKIPPED = frozenset({"IPPublicDetector"})
-_ALLOWLIST_PRAGMA = "pragma: allowlist secret"
 QUIET_TAGS = frozenset({"test_file", "docs"})
+# One level quieter (in tests and documentation): a bare high-entropy string is then nothing.
+_QUIETER: dict[Severity, Severity | None] = {"error": "warning", "warning": "info",
+                                             "info": None}
 
 
 @cache
@@ -151,7 +158,9 @@ def redact(secret: str) -> str:
 
 class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
-        quiet = bool(change.tags & QUIET_TAGS)
+        kind_tags = sorted(change.tags & QUIET_TAGS)
+        quiet = (Quiet("test_code" if "test_file" in kind_tags else "docs",
+                       change.kind.decided(cast(Tag, kind_tags[0]))) if kind_tags else None)
         added = change.added_by_line
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
@@ -159,39 +168,58 @@ class SecretsRule(RuleBase, frozen=True):
         reported: set[int] = set()
         for number in candidates:
             text = added[number]
-            if _ALLOWLIST_PRAGMA in text:
-                continue
+            # A line padded past the limit by a comment is read as the line it really is.
             read = long_line_code(text, change.language) if len(text) > MINIFIED_LINE_CHARS \
                 else text
             stripped = len(read) <= MINIFIED_LINE_CHARS and read is not text
-            for value, (level, kind) in scan_line(change.path, read, quiet,
-                                                  candidate=not stripped,
-                                                  plugins=None if stripped else plugins).items():
+            left_out: LeftOut = {}
+            found = scan_line(change.path, read, candidate=not stripped,
+                              plugins=None if stripped else plugins, left_out=left_out)
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
-                reported.add(number)
-                yield self._hit(number, level, kind, value)
+                if value not in left_out:
+                    reported.add(number)
+                yield self._hit(number, level, kind, value,
+                                Quiet(left_out[value][2], "change") if value in left_out
+                                else quieter(quiet, level))
         # The same value split into literals, or wrapped like a template's reference: the
         # line as the program reads it (rules/literal_values.py).
-        short = {n: text for n, text in added.items() if len(text) <= MINIFIED_LINE_CHARS
-                 and _ALLOWLIST_PRAGMA not in text}
+        short = {n: text for n, text in added.items() if len(text) <= MINIFIED_LINE_CHARS}
         for number, text in program_lines(short):
             if number in reported:
                 continue
-            for value, (level, kind) in scan_line(change.path, text, quiet).items():
+            for value, (level, kind) in scan_line(change.path, text).items():
                 if kind != "Private Key":
                     reported.add(number)
-                    yield self._hit(number, level, kind, value)
+                    yield self._hit(number, level, kind, value, quieter(quiet, level))
                     break
 
-    def _hit(self, number: int, level: Severity, kind: str, value: str) -> Hit:
+    def _hit(self, number: int, level: Severity, kind: str, value: str,
+             quiet: Quiet | None) -> Hit:
         return Hit(
             rule_id=self.id, line=number, severity=level, title=f"Hard-coded secret: {kind}",
             message=(f"Line {number} contains what looks like a secret: {kind} "
                      f"({redact(value)}). Committed secrets stay in git history."),
             suggestion=("Load it from the environment or a secret manager, and revoke the "
                         "value if it was ever pushed."),
+            quiet=quiet,
         )
+
+
+# Values a line's own words leave out, as they would have been reported, and why: a
+# placeholder or an illustration, a CI service's encrypted value.
+LeftOut = dict[str, tuple[Severity, str, QuietKind]]
+
+
+def _levels(left_out: LeftOut) -> list[tuple[str, tuple[Severity, str]]]:
+    return [(value, (level, kind)) for value, (level, kind, _) in left_out.items()]
+
+
+def quieter(quiet: Quiet | None, level: Severity) -> Quiet | None:
+    """A file's test or documentation kind, applied to a secret of this level: one level
+    quieter (None: the file has no such kind)."""
+    return None if quiet is None else msgspec.structs.replace(quiet, given=_QUIETER[level])
 
 
 # A line can hold a secret some detector here finds only if it has a well-known prefix
@@ -304,10 +332,14 @@ def is_illustration(path: str, value: str, kind: str) -> bool:
 
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
-              plugins: frozenset[int] | None = None) -> dict[str, tuple[Severity, str]]:
+              plugins: frozenset[int] | None = None,
+              left_out: LeftOut | None = None,
+              ) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
     `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
-    can report anything on it (`_plugins_for`), all when None."""
+    can report anything on it (`_plugins_for`), all when None; `left_out` receives the
+    values the line's own words leave out (a placeholder, an illustration, an encrypted
+    value's detectors), as they would have been reported."""
     best: dict[str, tuple[Severity, str]] = {}
     encrypted = (_ENCRYPTED_CI.match(text) is not None
                  and path.lower().endswith((".yml", ".yaml")))
@@ -321,15 +353,25 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         for value, level, kind in long_hits:
             if level is not None:
                 best[value] = (level, kind)
+        if encrypted and left_out is not None and (candidate or could_hold(path, text)):
+            left_out.update((value, (level, kind, "encrypted")) for value, level, kind
+                            in _detect_secrets_hits(path, text, quiet, plugins)
+                            if level is not None and value not in best)
         return best
     if not (candidate or could_hold(path, text)):
         return best
+    placeholders: dict[str, tuple[Severity, str]] = {}
     for value, level, kind in (*_own_hits(path, text, quiet),
                                *_detect_secrets_hits(path, text, quiet, plugins)):
-        if is_placeholder(value) or is_illustration(path, value, kind):
+        if level is None:
             continue
-        if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
-            best[value] = (level, kind)
+        placeholder = is_placeholder(value) or is_illustration(path, value, kind)
+        kept = placeholders if placeholder else best
+        if value not in kept or _rank(level) > _rank(kept[value][0]):
+            kept[value] = (level, kind)
+    if left_out is not None:  # unless another detector reports it
+        left_out.update((value, (level, kind, "placeholder"))
+                        for value, (level, kind) in placeholders.items() if value not in best)
     return best
 
 
@@ -475,14 +517,24 @@ class HistorySecretsRule(RuleBase, frozen=True):
         return iter(())
 
     def check_history(self, lines: Iterable[HistoryLine],
-                      quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
-        """`quiet_paths`: the files whose test or docs kind the base declares (a file the
-        range added and removed again had a name only the change gave it)."""
+                      quiet_paths: Mapping[str, Quiet] | None = None,
+                      ) -> Iterator[tuple[Finding, Quiet | None]]:
+        """Each finding, at the level it would have had, with what quietens it: the kind
+        (test code, documentation) of its file (`quiet_paths`: a file the range added and
+        removed again had a name only the change gave it), a placeholder, or an allowlist
+        pragma in a comment of the line (the line alone: a commit's patch shows no more)."""
         for line in lines:
-            if _ALLOWLIST_PRAGMA in line.text:
+            left_out: LeftOut = {}
+            found = scan_line(line.file_path, line.text, left_out=left_out)
+            if not found and not left_out:
                 continue
-            quiet = line.file_path in quiet_paths
-            for value, (level, kind) in scan_line(line.file_path, line.text, quiet).items():
+            comment = line_comments(line.text, detect_language(line.file_path)).get(1, "")
+            allowed = directive(comment, self.id, secret=True) if comment else None
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
+                quiet = (Quiet("allowlist", "change", justification=allowed.justification)
+                         if allowed is not None
+                         else Quiet(left_out[value][2], "change") if value in left_out
+                         else quieter((quiet_paths or {}).get(line.file_path), level))
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),
                     end_line=max(line.line, 1), severity=level, category="secrets",
@@ -492,7 +544,7 @@ class HistorySecretsRule(RuleBase, frozen=True):
                              "the history being pushed."),
                     suggestion=("Rewrite those commits (`git rebase -i`) so the secret never "
                                 "appears, and revoke it if it was ever pushed anywhere."),
-                )
+                ), quiet
 
 
 HISTORY_RULE = HistorySecretsRule(RuleInfo(
