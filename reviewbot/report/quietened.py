@@ -38,14 +38,19 @@ def said_first(report: RunReport) -> list[Quieted]:
             and q.finding.severity == "error"]
 
 
+# Files the line-pattern rules read only in part (the long lines of a file the base holds
+# minified), not files read for secrets only.
+_PASSED_OVER = frozenset({"long_line", "minified"})
+
+
 def new_files(report: RunReport) -> list[QuietedFile]:
     """The files the change names that the rules read for secrets only."""
-    return [f for f in report.quieted_files if f.new and f.kind != "long_line"]
+    return [f for f in report.quieted_files if f.new and f.kind not in _PASSED_OVER]
 
 
 def long_lines(report: RunReport) -> list[QuietedFile]:
     """The files with added lines the line-pattern rules pass over."""
-    return [f for f in report.quieted_files if f.kind == "long_line"]
+    return [f for f in report.quieted_files if f.kind in _PASSED_OVER]
 
 
 def counts(quieted: Sequence[Quieted]) -> str:
