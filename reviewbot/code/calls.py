@@ -280,10 +280,10 @@ def _names_pattern(names: frozenset[str]) -> WholeTextPattern:
     return compile_whole_text(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
 
 
-def may_call(text: str, names: frozenset[str]) -> bool:
-    """Whether the text names one of the functions at all (one RE2 pass): a file that does
-    not is not parsed."""
-    return bool(names) and _names_pattern(names).search(text.encode()) is not None
+def may_call(encoded: bytes, names: frozenset[str]) -> bool:
+    """Whether the text (UTF-8) names one of the functions at all (one RE2 pass): a file
+    that does not is not parsed."""
+    return bool(names) and _names_pattern(names).search(encoded) is not None
 
 
 def windows(text: str, added: Iterable[int]) -> list[tuple[int, str]] | None:

@@ -51,40 +51,65 @@ def _call_views(change: FileChange, calls: frozenset[str]) -> list[CallView]:
     cached = change.memo.get(key)
     if isinstance(cached, list):
         return cached
-    text = change.new_text
     found: list[CallView] = []
-    if text is not None and may_call(text, calls):
-        parsed = _parsed(change, text)
-        if parsed is None:
-            # QUIETENING: what the change adds is over the parse limit; the run says so.
-            note = (f"{change.path}: the change adds over {PARSE_LIMIT_BYTES // 1_000_000} MB "
-                    "of code; its calls were read line by line only, not as expressions")
+    # The added lines a view must touch (a file the base holds minified keeps its long
+    # lines' skip, rules/base.py).
+    added = _viewed_lines(change)
+    if _over_limit(change, added):
+        # QUIETENING: what the change adds is over the parse limit (the file is not even
+        # read for it); the run says so.
+        added_text = change.memo.get("added_encoded")
+        if not isinstance(added_text, bytes):
+            added_text = change.memo["added_encoded"] = "\n".join(
+                change.added_by_line[n] for n in sorted(added)).encode("utf-8", "surrogatepass")
+        if may_call(added_text, calls):
+            note = (f"{change.path}: the change adds over {PARSE_LIMIT_BYTES // 1_000_000} "
+                    "MB of code; its calls were read line by line only, not as expressions")
             if note not in change.notes:
                 change.notes.append(note)
-        else:
-            # A file the base holds minified keeps its long lines' skip (rules/base.py).
-            added = {n for n, line in change.added_by_line.items()
-                     if not (is_long(line) and change.minified_at_base)}
-            found = [view for part in parsed for view in part.views(calls)
-                     if any(line in added for line in view.lines)]
+    elif (text := change.new_text) is not None and may_call(_encoded(change, text), calls):
+        parsed = _parsed(change, text, added)
+        found = [view for part in parsed for view in part.views(calls)
+                 if any(line in added for line in view.lines)]
     change.memo[key] = found
     return found
 
 
-def _parsed(change: FileChange, text: str) -> list[ParsedFile] | None:
+def _viewed_lines(change: FileChange) -> set[int]:
+    found = change.memo.get("viewed_lines")
+    if not isinstance(found, set):
+        found = change.memo["viewed_lines"] = {
+            n for n, line in change.added_by_line.items()
+            if not (is_long(line) and change.minified_at_base)}
+    return found
+
+
+def _over_limit(change: FileChange, added: set[int]) -> bool:
+    """Whether the added lines alone are more than PARSE_LIMIT_BYTES: no window around them
+    fits, and the file need not be read to know it."""
+    return sum(len(change.added_by_line[n]) + 1 for n in added) > PARSE_LIMIT_BYTES
+
+
+def _encoded(change: FileChange, text: str) -> bytes:
+    encoded = change.memo.get("encoded")
+    if not isinstance(encoded, bytes):
+        encoded = change.memo["encoded"] = text.encode("utf-8", "surrogatepass")
+    return encoded
+
+
+def _parsed(change: FileChange, text: str, added: set[int]) -> list[ParsedFile]:
     """The file parsed once for all its rules: whole, or (a large file) in windows around
-    its added lines; None when those are over the limit."""
+    its added lines (empty when those windows are over the limit together)."""
     cached = change.memo.get("parsed_calls")
-    if isinstance(cached, list) or "parsed_calls" in change.memo:
-        return cached if isinstance(cached, list) else None
-    parts: list[ParsedFile] | None
-    if len(text.encode("utf-8", "surrogatepass")) <= PARSE_LIMIT_BYTES:
+    if isinstance(cached, list):
+        return cached
+    parts: list[ParsedFile]
+    if len(_encoded(change, text)) <= PARSE_LIMIT_BYTES:
         parts = [ParsedFile(text, change.language)]
     else:
-        found = windows(text, [n for n, line in change.added_by_line.items()
-                               if not (is_long(line) and change.minified_at_base)])
-        parts = None if found is None else [ParsedFile(part, change.language, first)
-                                            for first, part in found]
+        found = windows(text, sorted(added))
+        parts = [] if found is None else [ParsedFile(part, change.language, first)
+                                          for first, part in found]
     change.memo["parsed_calls"] = parts
     return parts
 

@@ -396,10 +396,13 @@ def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
     `_own_hits` already."""
     if bare_values_are_literal(path):
         return []
+    # The quoted ones (a bare value in code is a reference); searched as redaction searches
+    # the same line, whose answer is remembered.
     return [(value, "info" if quiet else "warning", "Secret Keyword")
-            for span in find_secrets(text, literal_bare_values=False)
-            if span.kind == "credential" and not is_placeholder(
-                value := text[span.start:span.end]) and not any(c.isspace() for c in value)]
+            for span in find_secrets(text)
+            if span.kind == "credential" and span.start and text[span.start - 1] in "\"'`"
+            and not is_placeholder(value := text[span.start:span.end])
+            and not any(c.isspace() for c in value)]
 
 
 def _detect_secrets_hits(path: str, text: str, quiet: bool,

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import msgspec
 
@@ -92,10 +93,16 @@ class Suppressed(msgspec.Struct, frozen=True):
 NOTHING = Suppressed()
 
 
+@lru_cache(maxsize=64)
+def _mentions(text: str) -> bool:
+    """Whether a line holds a directive's word at all: asked once a line, however many
+    findings start on it (a minified line is megabytes)."""
+    return any(word in text for word in WORDS)
+
+
 def suppression(change: FileChange, first: int, rule_id: str, secret: bool) -> Suppressed:
     """Whether a comment on the line a finding starts on quietens it."""
-    text = change.line(first)
-    if not any(word in text for word in WORDS):
+    if not _mentions(change.line(first)):
         return NOTHING
     found = directive(change.comment_on(first), rule_id, secret)
     if found is None:

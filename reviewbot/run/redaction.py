@@ -279,6 +279,19 @@ def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
     in the text: long text (a minified line) is searched only where a credential's word or
     `://` is, since the patterns' leading name runs would otherwise be tried from every
     position of every long identifier (1.5 s on a real 4.5 MB bundle)."""
+    if len(text) >= LONG_TEXT:
+        return list(_long_secrets(text, literal_bare_values))
+    return _secrets(text, literal_bare_values)
+
+
+@lru_cache(maxsize=8)
+def _long_secrets(text: str, literal_bare_values: bool) -> tuple[Found, ...]:
+    """Remembered: the rules, the artifacts and the report each look at the same long line
+    (a minified bundle)."""
+    return tuple(_secrets(text, literal_bare_values))
+
+
+def _secrets(text: str, literal_bare_values: bool) -> list[Found]:
     if not could_hold_secret(text):
         return []
     found = [Found(m.start(), m.end(), token.kind) for m, token in token_matches(text)]
