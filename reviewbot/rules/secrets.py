@@ -8,12 +8,15 @@ Findings carry the secret's type and at most a public prefix, never the secret.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import types
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
@@ -348,10 +351,12 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         # well-known token formats (linear patterns) find what a person would have pasted
         # (no encrypted value has one); entropy and keyword detectors would flag every other
         # string.
-        long_hits = _own_hits(path, text, quiet) + ([] if encrypted
-                                                    else _long_keyword_hits(path, text, quiet))
+        long_hits = _own_hits(path, text, quiet) + (
+            [] if encrypted else [*_long_keyword_hits(path, text, quiet),
+                                  *_long_entropy_hits(path, text, quiet)])
         for value, level, kind in long_hits:
-            if level is not None:
+            if level is not None and (value not in best
+                                      or _rank(level) > _rank(best[value][0])):
                 best[value] = (level, kind)
         if encrypted and left_out is not None and (candidate or could_hold(path, text)):
             left_out.update((value, (level, kind, "encrypted")) for value, level, kind
@@ -403,6 +408,55 @@ def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
             if span.kind == "credential" and span.start and text[span.start - 1] in "\"'`"
             and not is_placeholder(value := text[span.start:span.end])
             and not any(c.isspace() for c in value)]
+
+
+# What stands before a value on a long line, for the detectors' reading of its context (a
+# secret-like word names a hex string a key).
+_CONTEXT = 80
+
+
+def _long_entropy_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+    """On a long line of code, what the entropy detectors report on a short one: each quoted
+    string they could report (one RE2 pass) whose entropy passes their limit is read with the
+    words before it, as a line of its own. Padding a line past the limit does not hide a
+    high-entropy value; a minified line's strings are names and words, which no limit passes
+    (detect-secrets is loaded only for one that does)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    hits: list[_Hit] = []
+    # One pass (a shared quote between two strings is code no minifier writes).
+    for match in _QUOTED.finditer(encoded):
+        quoted = match.group(0)[1:-1]
+        if not _random_enough(quoted):
+            continue
+        at, close = match.start(), match.end() - 1
+        window = encoded[max(0, at - _CONTEXT):close + 1].decode("utf-8", "replace")
+        entropy = frozenset(index for index, plugin in enumerate(_plugins())
+                            if type(plugin).__name__ in _ENTROPY)
+        hits += _detect_secrets_hits(path, window, quiet, entropy)
+    return hits
+
+
+def _sequential(value: bytes) -> bool:
+    """An alphabet (`0123456789abcdef`, `A...Za...z0...9+/`): mostly characters in a row,
+    which detect-secrets' own filter leaves out too."""
+    steps = sum(1 for a, b in pairwise(value) if b == a + 1)
+    return steps * 5 >= (len(value) - 1) * 4
+
+
+# detect-secrets' entropy limits (bits a character) for base64 and hex strings.
+_BASE64_LIMIT, _HEX_LIMIT = 4.5, 3.0
+
+
+def _random_enough(value: bytes) -> bool:
+    """Whether an entropy detector's limit passes for the value: its Shannon entropy over
+    its own characters (base64's 4.5 bits needs 23 different ones, hex's 3.0 bits 9)."""
+    distinct = len(set(value))
+    hex_value = _HEX.fullmatch(value) is not None
+    if distinct < (9 if hex_value else _BASE64_MIN) or _sequential(value):
+        return False
+    size = len(value)
+    bits = -sum(count / size * math.log2(count / size) for count in Counter(value).values())
+    return bits > (_HEX_LIMIT if hex_value else _BASE64_LIMIT)
 
 
 def _detect_secrets_hits(path: str, text: str, quiet: bool,

@@ -132,6 +132,9 @@ PAD = "x" * 1100
     ("web/db.js", 'const password = "hunter2-correct-horse";\n',
      'const password = "hunter2-correct-horse"; // ' + PAD + "\n"),
     ("app/keys.py", f'KEY = "{AWS}"\n', f'KEY = "{AWS}"  # ' + PAD + "\n"),
+    ("app/blob.py", f'BLOB = "{BLOB}"\n', f'BLOB = "{BLOB}"; PAD = "' + PAD + '"\n'),
+    ("web/db.js", 'const api_key = "3f786850e387550fdab836ed7e6dc881de23001b";\n',
+     'const api_key = "3f786850e387550fdab836ed7e6dc881de23001b"; var pad = "' + PAD + '";\n'),
 ])
 def test_a_secret_on_a_line_padded_past_the_limit(path: str, plain: str, padded: str) -> None:
     """A comment or a string that pads a line past the long-line limit does not lower or
