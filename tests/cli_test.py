@@ -19,7 +19,7 @@ from tests.report.formats_test import validate_rdjson, validate_sarif
 
 FINDING_KEYS = {"file_path", "start_line", "end_line", "severity", "category", "rule_id",
                 "title", "message", "suggestion", "source", "unit_id", "evidence", "in_diff",
-                "replacement"}
+                "replacement", "base_line"}
 
 
 def run_cli(repo: GitFixture, capsys: pytest.CaptureFixture[str],
