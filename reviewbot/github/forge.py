@@ -1,7 +1,8 @@
 """GitHub as a `reviewbot.deliver.forge.Forge`, with PyGithub (imported only here).
 
 - Inline comments are one review, on the RIGHT side of the diff (a range with
-  `start_line`), checked against the pull request's own patches (`github/positions.py`).
+  `start_line`), or on the LEFT side's removed line a finding about a deleted line is on,
+  checked against the pull request's own patches (`github/positions.py`).
 - Who reviewbot is: the token's login when GitHub tells it (`GET /user`), else the login the
   workflow names (`bot_login`: the Actions token writes as `github-actions[bot]`; an App
   installation token as its App's bot), and every write's author must be that login.

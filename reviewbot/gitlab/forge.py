@@ -2,8 +2,9 @@
 
 - Inline comments are discussions positioned on the merge request's version of the reviewed
   commit (the newest version when none is of it): its `base`, `start` and `head` SHAs, the
-  comment's first line as `new_line`, and `old_line` too for an unchanged (context) line,
-  read from that version's diff. GitLab refuses any other position with 400 "line_code can't
+  comment's first line as `new_line`, and `old_line` too for an unchanged (context) line;
+  `old_line` alone for a line the change removed (a finding about a deleted guard); read
+  from that version's diff. GitLab refuses any other position with 400 "line_code can't
   be blank": that comment comes back as `LineRefused` and goes to the summary.
 - Who reviewbot is: the token's user (`GET /user`); every write's author must be that user.
 - Retries are done here, not by python-gitlab (its `retry_transient_errors` would repeat a
