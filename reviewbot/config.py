@@ -120,6 +120,9 @@ class FileConfig(_Section, frozen=True, kw_only=True):
 class RuleSetting(msgspec.Struct, frozen=True):
     enabled: bool = True
     severity: Severity | None = None
+    # The file and key that set it, and whether the person running reviewbot did.
+    where: str = ""
+    trusted: bool = True
 
 
 class Origin(msgspec.Struct, frozen=True):
@@ -174,8 +177,10 @@ class Config(msgspec.Struct, frozen=True):
     output_origin: str = "the default"
     output_trusted: bool = False
     keep_runs: int = 20
-    # Glob patterns (fnmatch, on repository paths) of files not to review.
+    # Glob patterns (fnmatch, on repository paths) of files not to review, and where each
+    # came from.
     ignore: tuple[str, ...] = ()
+    ignore_origins: Mapping[str, Origin] = msgspec.field(default_factory=dict)
     rules: Mapping[str, RuleSetting] = msgspec.field(default_factory=dict)
     # (glob, rule id -> setting), in the order read: the last match wins over `rules`.
     path_rules: tuple[tuple[str, Mapping[str, RuleSetting]], ...] = ()
@@ -190,6 +195,10 @@ class Config(msgspec.Struct, frozen=True):
     limits: Limits = Limits()
     # The files read, in the order they were applied.
     sources: tuple[str, ...] = ()
+    # The repository's file as a repository path (None: none, or a --config outside it), and
+    # whether it was read at the base (else from the work tree): who decided its policy.
+    repository_file: str | None = None
+    repository_at_base: bool = False
     # What the user should hear about the files (one ignored for another).
     notes: tuple[str, ...] = ()
 
@@ -241,12 +250,18 @@ def load_config(repo_root: Path, known_rules: Collection[str] = (), *,
     notes: list[str] = []
     repo = _repo_file(repo_root, read_repo_file, revision, repo_config, notes)
     if repo is not None:
-        config = apply_file(config, repo[1], repo[0], repo_root, known_rules, trusted=False)
+        config = replace(apply_file(config, repo[1], repo[0], repo_root, known_rules,
+                                    trusted=False),
+                         repository_file=repo[2], repository_at_base=read_repo_file is not None)
     return replace(apply_environment(config, env), notes=tuple(notes))
 
 
+_RepoFile = tuple[str, dict[str, Any], str | None]
+
+
 def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
-               explicit: Path | None, notes: list[str]) -> tuple[str, dict[str, Any]] | None:
+               explicit: Path | None, notes: list[str]) -> _RepoFile | None:
+    """(where it was read, its table, its repository path) of the repository's file."""
     if explicit is not None:
         return _explicit_file(root, read, revision, explicit)
     reader = read or (lambda name: _read_optional(root / name))
@@ -262,16 +277,16 @@ def _repo_file(root: Path, read: ReadRepoFile | None, revision: str,
         if table is not None:
             notes.append(f"both {where(REPO_FILE)} and {source} hold reviewbot's settings: "
                          f"{REPO_FILE} is used and the pyproject.toml table is not")
-        return where(REPO_FILE), _parse_toml(own, where(REPO_FILE))
+        return where(REPO_FILE), _parse_toml(own, where(REPO_FILE)), REPO_FILE
     if table is None:
         return None
     if not isinstance(table, dict):
         raise ConfigError(f"{source} must be a table.")
-    return source, table
+    return source, table, "pyproject.toml"
 
 
 def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
-                   given: Path) -> tuple[str, dict[str, Any]]:
+                   given: Path) -> _RepoFile:
     """`--config FILE`: a file in the repository is read as .reviewbot.toml is (at the base
     of a pull request, never the change's copy); one outside it is the user's, from disk."""
     inside = repository_path(root, given) if read is not None else None
@@ -279,14 +294,17 @@ def _explicit_file(root: Path, read: ReadRepoFile | None, revision: str,
         path = given if given.is_absolute() else root / given
         if not path.is_file():
             raise ConfigError(f"{path} (given with --config) is not a file.")
-        return str(path), _parse_toml(_read_bytes(path), str(path))
+        written = Path(os.path.normpath(path))
+        name = (written.relative_to(root).as_posix()
+                if read is None and written.is_relative_to(root) else None)
+        return str(path), _parse_toml(_read_bytes(path), str(path)), name
     data = read(inside)
     if data is None:
         raise ConfigError(f"{inside} (given with --config) is not in {revision}: commit it to "
                           "the base branch first, or pass an absolute path to a file outside "
                           "the repository.")
     source = f"{inside} at {revision}"
-    return source, _parse_toml(data, source)
+    return source, _parse_toml(data, source), inside
 
 
 def repository_path(root: Path, given: Path) -> str | None:
@@ -327,26 +345,31 @@ def apply_file(config: Config, table: Mapping[str, Any], source: str, repo_root:
         updates["output_trusted"] = trusted
     if parsed.ignore:
         updates["ignore"] = (*config.ignore, *parsed.ignore)
+        updates["ignore_origins"] = {**config.ignore_origins,
+                                     **dict.fromkeys(parsed.ignore, Origin(source, trusted))}
     if parsed.instructions:
         updates["instructions"] = "\n\n".join(t for t in (config.instructions,
                                                           parsed.instructions) if t)
     if parsed.path_instructions:
         updates["path_instructions"] = (*config.path_instructions, *parsed.path_instructions)
-    updates |= _rule_updates(config, parsed, source)
+    updates |= _rule_updates(config, parsed, source, trusted)
     updates["model"] = _model(config.model, parsed.model, Origin(source, trusted))
     if parsed.limits is not None:
         updates["limits"] = _limits(config.limits, parsed.limits, trusted)
     return replace(config, **updates)
 
 
-def _rule_updates(config: Config, parsed: FileConfig, source: str) -> dict[str, Any]:
+def _rule_updates(config: Config, parsed: FileConfig, source: str,
+                  trusted: bool) -> dict[str, Any]:
     updates: dict[str, Any] = {}
     if parsed.rules:
-        updates["rules"] = {**config.rules, **{k: _rule_setting(v, f"{source}: rules.{k}")
-                                               for k, v in parsed.rules.items()}}
+        updates["rules"] = {**config.rules, **{
+            k: _rule_setting(v, f"{source}: rules.{k}", trusted)
+            for k, v in parsed.rules.items()}}
     if parsed.path_rules:
         updates["path_rules"] = (*config.path_rules, *(
-            (entry.path, {k: _rule_setting(v, f"{source}: path_rules {entry.path!r}: {k}")
+            (entry.path, {k: _rule_setting(v, f"{source}: path_rules {entry.path!r}: {k}",
+                                           trusted)
                           for k, v in entry.rules.items()})
             for entry in parsed.path_rules))
     return updates
@@ -480,15 +503,13 @@ def _check_trust(parsed: FileConfig, source: str, trusted: bool) -> None:
             "yourself.")
 
 
-def _rule_setting(value: str | bool, where: str) -> RuleSetting:
-    if isinstance(value, bool):
-        return RuleSetting(enabled=value)
-    if value == "off":
-        return RuleSetting(enabled=False)
+def _rule_setting(value: str | bool, where: str, trusted: bool = True) -> RuleSetting:
+    if isinstance(value, bool) or value == "off":
+        return RuleSetting(enabled=value is True, where=where, trusted=trusted)
     if value not in SEVERITIES:
         raise ConfigError(f"{where} must be \"off\", \"error\", \"warning\", \"info\", true "
                           f"or false, not {value!r}.")
-    return RuleSetting(severity=value)
+    return RuleSetting(severity=value, where=where, trusted=trusted)
 
 
 def _output_dir(value: str, source: str, repo_root: Path, trusted: bool) -> Path:

@@ -22,7 +22,7 @@ from tests.report.formats_test import validate_rdjson, validate_sarif
 
 FINDING_KEYS = {"file_path", "start_line", "end_line", "severity", "category", "rule_id",
                 "title", "message", "suggestion", "source", "unit_id", "evidence", "in_diff",
-                "replacement"}
+                "replacement", "base_line"}
 
 
 def run_cli(repo: GitFixture, capsys: pytest.CaptureFixture[str],
@@ -52,7 +52,8 @@ def test_json_output_contract(repo: GitFixture, capsys: pytest.CaptureFixture[st
     code, out, _ = run_cli(repo, capsys, "--format", "json", "--output-dir", str(tmp_path))
     doc = json.loads(out)
     assert code == 0
-    assert set(doc) == {"run_id", "findings", "units", "stats", "description", "path_bytes"}
+    assert set(doc) == {"run_id", "findings", "units", "stats", "description", "path_bytes",
+                        "quieted", "quieted_files"}
     assert doc["path_bytes"] == {}  # only names that are not UTF-8 are there
     assert doc["description"] is None  # only a pull request reviewed with a model has one
     assert (tmp_path / doc["run_id"] / "step9_report.json").is_file()

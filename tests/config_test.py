@@ -67,6 +67,20 @@ def test_repository_file_sets_policy(root: Path, home: Path) -> None:
     assert config.path_instructions[0].path == "api/*"
 
 
+def test_each_setting_that_quietens_says_who_set_it(root: Path, home: Path) -> None:
+    """What quietens a finding (a rule off or re-levelled, an ignore glob) names the file
+    and key that set it and whether the user did (rules/policy.py decides who it was)."""
+    config = load(root, home, repo='ignore = ["*_pb2.py"]\n[rules]\n"js.eval" = "off"\n',
+                  user='ignore = ["build/*"]\n[rules]\n"js.console-log" = "info"\n')
+    off, mine = config.rule("js.eval"), config.rule("js.console-log")
+    assert (off.enabled, off.trusted, off.where) == (
+        False, False, f"{root / '.reviewbot.toml'}: rules.js.eval")
+    assert (mine.severity, mine.trusted) == ("info", True)
+    assert {glob: origin.trusted for glob, origin in config.ignore_origins.items()} == {
+        "*_pb2.py": False, "build/*": True}
+    assert (config.repository_file, config.repository_at_base) == (".reviewbot.toml", False)
+
+
 def test_pyproject_table(root: Path, home: Path) -> None:
     (root / "pyproject.toml").write_text('[tool.reviewbot]\nfail_level = "info"\n')
     config = load(root, home)

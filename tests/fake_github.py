@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from reviewbot.github.positions import right_side_lines
+from reviewbot.github.positions import left_side_lines, right_side_lines
 from tests.github import contract
 from tests.local_server import LocalServer, QuietHandler
 
@@ -415,10 +415,13 @@ class FakeGitHub:
         patch = self.files.get(comment.get("path", ""))
         if comment.get("path") in self.refuse_paths:
             patch = None
-        if comment.get("side", "RIGHT") != "RIGHT" or "line" not in comment:
+        side = comment.get("side", "RIGHT")
+        if side not in ("RIGHT", "LEFT") or "line" not in comment:
             return ("Pull request review thread line must be part of the diff and Pull "
                     "request review thread diff hunk can't be blank")
-        lines = right_side_lines(patch) if patch else set()
+        # LEFT: the base's side, where GitHub shows a removed line (and a context line).
+        lines = ((right_side_lines(patch) if side == "RIGHT" else left_side_lines(patch))
+                 if patch else set())
         if comment["line"] not in lines:
             return ("Pull request review thread line must be part of the diff and Pull "
                     "request review thread diff hunk can't be blank")

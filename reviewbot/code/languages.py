@@ -46,9 +46,10 @@ def detect_language(path: str) -> str:
 # `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env -S node --flag`: the program.
 _SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?P<program>[A-Za-z]+)")
 _BY_PROGRAM: dict[str, str] = {
-    "python": "python", "sh": "shell", "bash": "shell", "zsh": "shell", "ksh": "shell",
-    "dash": "shell", "node": "javascript", "deno": "typescript", "ruby": "ruby",
-    "perl": "perl", "php": "php",
+    "python": "python", "pypy": "python", "uv": "python", "sh": "shell", "bash": "shell",
+    "zsh": "shell", "ksh": "shell", "dash": "shell", "node": "javascript",
+    "deno": "typescript", "bun": "typescript", "tsx": "typescript", "ts": "typescript",
+    "ruby": "ruby", "perl": "perl", "php": "php",
 }
 
 

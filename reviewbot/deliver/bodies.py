@@ -24,8 +24,9 @@ from reviewbot.report.markup import (
     quoted_code,
     runs_as_command,
 )
+from reviewbot.report.quietened import LISTED_BY_A_RUN, markdown_details, markdown_lines
 from reviewbot.report.walkthrough import walkthrough
-from reviewbot.schema import Finding
+from reviewbot.schema import Finding, RunReport
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 # GitHub refuses a comment or review body longer than this (characters).
@@ -210,8 +211,11 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
                  f"(+{stats.added_lines} -{stats.removed_lines}).")
     lines += ["", "| error | warning | info |", "| ---: | ---: | ---: |",
               f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
-              f"{counts.get('info', 0)} |", "",
-              *_walkthrough(data, limit // 2, facts.files_listed), ""]
+              f"{counts.get('info', 0)} |", ""]
+    quietened = markdown_lines(report, LISTED_BY_A_RUN)
+    if quietened:
+        lines += [*quietened, ""]
+    lines += [*_walkthrough(data, limit // 2, facts.files_listed), ""]
     by = ", ".join(inline_code(login) for login in facts.dismissed_by)
     dismissed = (f", {facts.dismissed} dismissed" + (f" (threads resolved by {by})" if by else "")
                  if facts.dismissed else "")
@@ -228,7 +232,20 @@ def summary_body(data: ReportInput, facts: SummaryFacts, limit: int = MAX_BODY) 
     if below:
         budget = limit - _MARGIN - len("\n".join([*lines, *below, *marker]))
         lines += [*below[:-2], *_listed(facts.below_level, budget, facts.reports), *below[-2:]]
-    return "\n".join([*lines, *marker])
+    return "\n".join([*lines, *_quietened(report, limit - _MARGIN - len(
+        "\n".join([*lines, *marker]))), *marker])
+
+
+def _quietened(report: RunReport, budget: int) -> list[str]:
+    """Every quietened finding, collapsed, when the comment holds the list; else where it
+    is."""
+    details = markdown_details(report)
+    if not details:
+        return []
+    if len("\n".join(details)) < budget:
+        return ["", *details]
+    return ["", f"_The {counted(len(report.quieted), 'quietened finding')} do not fit in a "
+                "comment: each is in the run's JSON report._"]
 
 
 def _below_level(facts: SummaryFacts) -> list[str]:

@@ -82,7 +82,7 @@ class Comment:
     def inline(self) -> InlineComment:
         f = self.finding
         return InlineComment(path=f.file_path, start=f.start_line, end=f.end_line,
-                             body=self.body)
+                             body=self.body, base_line=f.base_line)
 
 
 @dataclass
@@ -94,11 +94,14 @@ class Delivery:
     def post(self, data: ReportInput, head_sha: str, notes: Sequence[str] = ()) -> PostResult:
         """Post the inline comments and the summary for the change as it now stands."""
         lines = self.forge.lines()
+        # Asked only when a finding sits on a removed line (a deleted guard).
+        removed = (self.forge.removed_lines()
+                   if any(f.base_line is not None for f in data.report.findings) else {})
         result = PostResult()
         placed: list[tuple[Finding, str]] = []
         elsewhere: list[Placed] = []
         for finding in sorted(data.report.findings, key=importance):
-            if reason := self._not_on_a_line(finding, lines):
+            if reason := self._not_on_a_line(finding, lines, removed):
                 (elsewhere if self.inline.takes(finding) else result.below_level).append(
                     Placed(finding, reason))
             else:
@@ -128,9 +131,14 @@ class Delivery:
             self.sealed(summary_body(data, facts, self.forge.max_body)))
         return result
 
-    def _not_on_a_line(self, finding: Finding, positions: Mapping[str, set[int]]) -> str | None:
+    def _not_on_a_line(self, finding: Finding, positions: Mapping[str, set[int]],
+                       removed: Mapping[str, set[int]] | None = None) -> str | None:
         if not finding.in_diff:
             return "outside the changed lines"
+        if finding.base_line is not None:
+            if finding.base_line in (removed or {}).get(finding.file_path, set()):
+                return None
+            return f"its removed line is not in the {self.forge.change}'s diff"
         lines = positions.get(finding.file_path)
         if lines is None:
             return f"the file is not in the {self.forge.change}'s diff"

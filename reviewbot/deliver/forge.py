@@ -19,6 +19,9 @@ are in the report files):
 - `lines()`: path -> the new-side lines of the change that take an inline comment (a file
   the forge shows no diff for: an empty set). The adapter turns (path, start, end) into its
   own position when it posts.
+- `removed_lines()`: path -> the base-side numbers of the lines the change removed, which take
+  an inline comment on the removed line itself (a finding about a deleted guard); asked only
+  when such a finding is to be posted.
 - `comments(kind)`: the comments of the change as `ForgeComment`s, oldest first:
   "inline" (on lines, in threads), "conversation" (the change's own thread), or
   "repository" (inline comments across the repository's changes, most recently updated
@@ -97,12 +100,14 @@ class ForgeComment:
 
 @dataclass(frozen=True)
 class InlineComment:
-    """A comment to post on new-side lines `start`..`end` of `path`."""
+    """A comment to post on new-side lines `start`..`end` of `path`, or, with `base_line`, on
+    that removed line of the base's side."""
 
     path: str
     start: int
     end: int
     body: str
+    base_line: int | None = None
 
 
 class Forge(Protocol):
@@ -134,6 +139,8 @@ class Forge(Protocol):
     def may_write(self, login: str) -> bool: ...
 
     def lines(self) -> Mapping[str, set[int]]: ...
+
+    def removed_lines(self) -> Mapping[str, set[int]]: ...
 
     def comments(self, kind: CommentKind) -> list[ForgeComment]: ...
 

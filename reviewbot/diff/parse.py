@@ -16,6 +16,7 @@ from unidiff.patch import PatchedFile, PatchSet
 from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.diff.binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.diff.headers import block_paths, decode_path, normalise_headers, split_stanzas
+from reviewbot.diff.languages import NewSide, settle
 from reviewbot.errors import GitError, UsageError
 from reviewbot.repo.git import GitRepo
 from reviewbot.schema import (
@@ -47,10 +48,12 @@ def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
     base_rev, head_rev, base_branch, raw = collector(repo, request)
     units = parse_units(raw)
     exact = raw_paths(raw, units)
+    # What each file is comes from the reviewed side, not from the lines the diff shows.
+    units, links, notes = settle(NewSide(repo, request, head_rev, exact), units)
     history: tuple[HistoryLine, ...] = ()
-    notes: list[str] = []
     if request.check_history and head_rev is not None:
-        history, notes = _history(repo, request, base_rev, head_rev, units)
+        history, said = _history(repo, request, base_rev, head_rev, units)
+        notes += said
     return DiffResult(
         request=request,
         repo_root=str(repo.root),
@@ -61,6 +64,7 @@ def collect(repo: GitRepo, request: ChangeRequest) -> DiffResult:
         history=history,
         notes=tuple(notes),
         raw_paths=exact,
+        links=links,
     )
 
 
@@ -133,9 +137,10 @@ def _untracked(repo: GitRepo, path: str) -> bytes:
 
 
 def _collect_staged(repo: GitRepo, request: ChangeRequest) -> _Collected:
-    # With no commits yet the old side is the empty tree: every staged file is new.
+    # With no commits yet the old side is the empty tree: every staged file is new. The new
+    # side is the index as a tree, never the work tree (GitRepo.index_tree).
     base = repo.head() or repo.empty_tree()
-    return base, None, repo.current_branch(), _diff(repo, ["--cached", base])
+    return base, None, repo.current_branch(), _diff(repo, [base, repo.index_tree()])
 
 
 def _collect_working(repo: GitRepo, request: ChangeRequest) -> _Collected:

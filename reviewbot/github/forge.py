@@ -1,7 +1,8 @@
 """GitHub as a `reviewbot.deliver.forge.Forge`, with PyGithub (imported only here).
 
 - Inline comments are one review, on the RIGHT side of the diff (a range with
-  `start_line`), checked against the pull request's own patches (`github/positions.py`).
+  `start_line`), or on the LEFT side's removed line a finding about a deleted line is on,
+  checked against the pull request's own patches (`github/positions.py`).
 - Who reviewbot is: the token's login when GitHub tells it (`GET /user`), else the login the
   workflow names (`bot_login`: the Actions token writes as `github-actions[bot]`; an App
   installation token as its App's bot), and every write's author must be that login.
@@ -44,7 +45,7 @@ from reviewbot.deliver.forge import (
 )
 from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.github.event import PullRequestEvent, pull_event
-from reviewbot.github.positions import commentable
+from reviewbot.github.positions import commentable, left_side_removed
 
 if TYPE_CHECKING:
     from github.PullRequest import PullRequest
@@ -109,7 +110,11 @@ def neutral(call: Callable[P, T]) -> Callable[P, T]:
 
 
 def review_comment(comment: InlineComment) -> dict[str, Any]:
-    """A comment of a review, in GitHub's terms: RIGHT-side lines."""
+    """A comment of a review, in GitHub's terms: RIGHT-side lines, or the LEFT side's removed
+    line a finding about a deleted line is on."""
+    if comment.base_line is not None:
+        return {"path": comment.path, "line": comment.base_line, "side": "LEFT",
+                "body": comment.body}
     posted: dict[str, Any] = {"path": comment.path, "line": comment.end, "side": "RIGHT",
                               "body": comment.body}
     if comment.start != comment.end:
@@ -210,6 +215,11 @@ class GithubForge:
     @neutral
     def lines(self) -> dict[str, set[int]]:
         return commentable((f.filename, f.patch) for f in self.pull.get_files())
+
+    @neutral
+    def removed_lines(self) -> dict[str, set[int]]:
+        return {f.filename: left_side_removed(f.patch) if f.patch else set()
+                for f in self.pull.get_files()}
 
     # --- comments ----------------------------------------------------------------------
 

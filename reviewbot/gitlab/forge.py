@@ -2,8 +2,9 @@
 
 - Inline comments are discussions positioned on the merge request's version of the reviewed
   commit (the newest version when none is of it): its `base`, `start` and `head` SHAs, the
-  comment's first line as `new_line`, and `old_line` too for an unchanged (context) line,
-  read from that version's diff. GitLab refuses any other position with 400 "line_code can't
+  comment's first line as `new_line`, and `old_line` too for an unchanged (context) line;
+  `old_line` alone for a line the change removed (a finding about a deleted guard); read
+  from that version's diff. GitLab refuses any other position with 400 "line_code can't
   be blank": that comment comes back as `LineRefused` and goes to the summary.
 - Who reviewbot is: the token's user (`GET /user`); every write's author must be that user.
 - Retries are done here, not by python-gitlab (its `retry_transient_errors` would repeat a
@@ -80,10 +81,27 @@ def new_side(diff: str) -> dict[int, int | None]:
     return found
 
 
+def removed_side(diff: str) -> set[int]:
+    """The old-side numbers of a diff's removed lines (a discussion on one takes `old_line`
+    alone)."""
+    found: set[int] = set()
+    old = 0
+    for row in diff.split("\n"):
+        if match := _HUNK.match(row):
+            old = int(match["old"])
+        elif row.startswith("-"):
+            found.add(old)
+            old += 1
+        elif row.startswith(" "):
+            old += 1
+    return found
+
+
 @dataclass(frozen=True)
 class _File:
     old_path: str
     lines: dict[int, int | None]
+    removed: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -164,10 +182,17 @@ class GitlabForge:
             if entry.get("deleted_file"):
                 continue
             diff = str(entry.get("diff") or "")
+            large = bool(entry.get("too_large"))
             self._files[str(entry["new_path"])] = _File(
                 str(entry.get("old_path") or entry["new_path"]),
-                {} if entry.get("too_large") else new_side(diff))
+                {} if large else new_side(diff), set() if large else removed_side(diff))
         return {path: set(file.lines) for path, file in self._files.items()}
+
+    def removed_lines(self) -> dict[str, set[int]]:
+        """path -> the old-side lines its diff removes, in the same version as `lines`."""
+        if not self._refs:
+            self.lines()
+        return {path: set(file.removed) for path, file in self._files.items()}
 
     # --- comments -----------------------------------------------------------------------
 
@@ -248,6 +273,11 @@ class GitlabForge:
         if not self._refs:
             self.lines()
         file = self._files.get(comment.path)
+        if file is not None and comment.base_line is not None:
+            # A removed line: `old_line` alone.
+            return ({**self._refs, "position_type": "text", "old_path": file.old_path,
+                     "new_path": comment.path, "old_line": comment.base_line}
+                    if comment.base_line in file.removed else None)
         if file is None or comment.start not in file.lines:
             return None
         position: dict[str, Any] = {**self._refs, "position_type": "text",

@@ -119,6 +119,21 @@ class GitRepo:
     def diff(self, args: Sequence[str]) -> bytes:
         return self.run(["diff", *DIFF_FLAGS, *args])
 
+    def index_tree(self) -> str:
+        """The index as a tree object (what a commit would record), written into the object
+        database like `git commit` does. `git diff --cached` may read a file from the work
+        tree when its stat data says it is unchanged, and a file it cannot open there is
+        then diffed as empty; a tree's blobs are the index's, whatever the work tree holds."""
+        status, out, err = self._execute(["write-tree"])
+        if status == 0:
+            return out.decode("ascii").strip()
+        if "unmerged" in err:
+            raise GitError("the index has unmerged paths (a merge, rebase or cherry-pick is "
+                           "in progress): resolve them and `git add` them, then run "
+                           "reviewbot again.")
+        raise GitError(f"`git write-tree` failed, so the staged content cannot be read from "
+                       f"the index: {err.strip()}")
+
     def has_staged_changes(self) -> bool:
         base = self.head() or self.empty_tree()
         status, _, _ = self._execute(["diff", "--cached", "--quiet", base, "--"])
@@ -219,6 +234,22 @@ class GitRepo:
             return None
         return frozenset(path for path, answer in zip(wanted, answers[1:], strict=True)
                          if answer.split(b" ")[1:2] == [b"tree"])
+
+    def symlinks(self, rev: str) -> dict[str, str]:
+        """Every symlink of a commit's tree, or of the index when `rev` is "": path -> the
+        object id of its target's name."""
+        if rev:
+            listed = self.run(["ls-tree", "-r", "-z", "--full-tree", rev])
+        else:
+            listed = self.run(["ls-files", "-s", "-z"])
+        found: dict[str, str] = {}
+        for entry in listed.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split(b" ")
+            if fields[0] == b"120000" and len(fields) >= 3:
+                oid = fields[1] if not rev else fields[2]
+                found[name.decode("utf-8", "surrogateescape")] = oid.decode("ascii")
+        return found
 
     def tree_mode(self, rev: str, path: str) -> str | None:
         """The mode of a path's entry in a commit's tree (`120000` a symlink, `100644` a

@@ -12,6 +12,7 @@ from reviewbot.report import (
     nothing_to_review,
 )
 from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
+from reviewbot.report.quietened import markdown_details, markdown_lines
 from reviewbot.report.terminal import visible
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
@@ -30,8 +31,10 @@ class MarkdownReporter:
         counts = report.stats.findings
         lines = ["## reviewbot", ""]
         empty = nothing_to_review(report)
+        quietened = markdown_lines(report)
         if empty is not None:
-            return "\n".join([*lines, f"{empty[0].upper()}{empty[1:]}."])
+            return "\n".join([*lines, f"{empty[0].upper()}{empty[1:]}.",
+                              *(["", *quietened] if quietened else [])])
         lines.append(f"Reviewed {counted(report.stats.units, 'unit')} in "
                      f"{counted(report.stats.files, 'file')} "
                      f"(+{report.stats.added_lines} -{report.stats.removed_lines}).")
@@ -40,14 +43,17 @@ class MarkdownReporter:
         lines.append("| ---: | ---: | ---: |")
         lines.append(f"| {counts.get('error', 0)} | {counts.get('warning', 0)} | "
                      f"{counts.get('info', 0)} |")
+        if quietened:
+            lines += ["", *quietened]
         lines += ["", *walkthrough(data)]
+        details = markdown_details(report)
         if not report.findings:
-            return "\n".join([*lines, "", "No findings."])
+            return "\n".join([*lines, "", "No findings.", *(["", *details] if details else [])])
         lines += ["", "### Findings"]
         for path, findings in groupby(report.findings, key=lambda f: f.file_path):
             lines += ["", f"#### {inline_code(display_path(path))}", ""]
             lines += [_item(data, f) for f in findings]
-        return "\n".join(lines)
+        return "\n".join([*lines, *(["", *details] if details else [])])
 
 
 def _item(data: ReportInput, finding: Finding) -> str:

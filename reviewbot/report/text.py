@@ -21,6 +21,7 @@ from reviewbot.report import (
     model_line,
     nothing_to_review,
 )
+from reviewbot.report.quietened import text_lines
 from reviewbot.schema import Finding, IndexUnit, RunReport
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -41,7 +42,7 @@ def _lines(data: ReportInput) -> list[Line]:
     report = data.report
     empty = nothing_to_review(report)
     if empty is not None:
-        return [] if data.quiet else [[(f"reviewbot: {empty}.", "")]]
+        return [] if data.quiet else [[(f"reviewbot: {empty}.", "")], *_quietened(data)]
     lines: list[Line] = []
     if data.verbose:
         lines.append([(f"reviewbot: {counted(len(report.units), 'unit')} in "
@@ -54,9 +55,20 @@ def _lines(data: ReportInput) -> list[Line]:
         for finding in findings:
             lines += _finding_lines(data, finding)
         lines.append([])
+    lines += _quietened(data)
     if not data.quiet:
         lines += [[(text, "")] for text in summary_line(report, data.run_dir).split("\n")]
     return lines
+
+
+def _quietened(data: ReportInput) -> list[Line]:
+    """What was quietened: the change's suppressed errors always (like a finding), the
+    counts and the new files checked for secrets only unless quiet."""
+    said = text_lines(data.report)
+    if data.quiet:
+        said = [line for line in said if line.startswith("quietened by the change")]
+    return [[(line, "magenta" if line.startswith("quietened by the change") else "dim")]
+            for line in said]
 
 
 def _finding_lines(data: ReportInput, finding: Finding) -> list[Line]:
@@ -66,6 +78,8 @@ def _finding_lines(data: ReportInput, finding: Finding) -> list[Line]:
                   (f"[{display_path(finding.rule_id)}]", "dim")]
     if not finding.in_diff:
         head.append(("  (outside the changed lines)", "dim"))
+    if finding.base_line is not None:
+        head.append((f"  (removed line {finding.base_line} of the base)", "dim"))
     lines = [head]
     lines += [[(f"       │ {display_path(line.strip())}", "dim")]
               for line in data.code_of(finding)[:3]]

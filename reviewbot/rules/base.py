@@ -3,28 +3,31 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from typing import Protocol
 
 import msgspec
 
+from reviewbot.code.comments import line_comments
 from reviewbot.code.lexical import comment_flags
 from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
+from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
+from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.quieting import BaseLayout, FileKind
-from reviewbot.schema import Category, DiffLine, ReviewUnit, Severity
+from reviewbot.schema import Category, DecidedBy, DiffLine, QuietKind, ReviewUnit, Severity
 
 # What reviews a file that is generated, vendored or a lockfile (as the base declares it,
 # rules/quieting.py): secrets only.
 SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
-# A changed line this long is minified or generated code, not something a person wrote: the
-# rules that match patterns line by line pass over it (a 5 MB line took 17 s of pattern
-# matching), and only it: the file's other lines are checked as any others, and the secrets
-# and syntax-tree rules read it too.
+# A changed line this long may be minified code, or code padded to look like it: the line
+# patterns read it with its comments stripped where certain (code/long_lines.py) and with
+# RE2, linear in the line (`re`'s backtracking took 17 s of pattern matching on a 5 MB
+# line). Only in a file the base already holds minified are such lines passed over
+# (FileChange.minified_at_base): the base decides, never the change's own shape.
 MINIFIED_LINE_CHARS = 1000
 
 
@@ -76,8 +79,20 @@ class Rule(Protocol):
     def check(self, change: FileChange) -> Iterator[Hit]: ...
 
 
+class Quiet(msgspec.Struct, frozen=True):
+    """What quietens a hit, said by the rule that found it: of which kind, decided by whom,
+    and the severity it keeps when lowered (None: not reported). The engine carries it to
+    the run's record of quietenings (schema.Quieted), which every report shows."""
+
+    kind: QuietKind
+    decided_by: DecidedBy
+    given: Severity | None = None
+    justification: str = ""
+
+
 class Hit(msgspec.Struct, frozen=True):
-    """A problem a rule found, on new-side lines. `severity` overrides the rule's default."""
+    """A problem a rule found, on new-side lines. `severity` overrides the rule's default;
+    `quiet`: the rule quietens it itself (its severity is then the one it would have had)."""
 
     rule_id: str
     line: int
@@ -86,6 +101,10 @@ class Hit(msgspec.Struct, frozen=True):
     suggestion: str = ""
     severity: Severity | None = None
     title: str | None = None
+    quiet: Quiet | None = None
+    # Set when the hit is about a line the change removed: its number in the base's file
+    # (`line` is then where the removal sits in the new file).
+    base_line: int | None = None
 
     @property
     def last_line(self) -> int:
@@ -140,38 +159,6 @@ class RuleBase(msgspec.Struct, frozen=True):
 
     def applies_to(self, change: FileChange) -> bool:
         return bool(change.added)
-
-
-class ChangeLines:
-    """The added lines of every file in one change, for a rule that asks whether a line a
-    file lost was added somewhere else (moved, not deleted: a check that went into a base
-    class's new module). Built on the first question, so a change nobody asks about pays
-    nothing; forked workers inherit it unbuilt."""
-
-    def __init__(self, units: tuple[ReviewUnit, ...] = ()) -> None:
-        self._units = units
-
-    @cached_property
-    def _added(self) -> frozenset[str]:
-        return frozenset(normal_line(line.text) for unit in self._units if unit.hunk
-                         for line in unit.hunk.added())
-
-    def added(self, text: str) -> bool:
-        """Whether a line like this one (spacing aside) is added anywhere in the change."""
-        return normal_line(text) in self._added
-
-    @cached_property
-    def _defined(self) -> frozenset[str]:
-        return frozenset(match.group(1) for line in self._added
-                         if (match := _PYTHON_DEF.match(line)))
-
-    def defines(self, name: str) -> bool:
-        """Whether an added line anywhere in the change defines a Python function of this
-        name (a function moved or rewritten, not deleted)."""
-        return name in self._defined
-
-
-_PYTHON_DEF = re.compile(r"(?:async )?def (\w+)\s*\(")
 
 
 class ProjectSource(BaseLayout, Protocol):
@@ -229,10 +216,6 @@ class ProjectFiles:
         return None
 
 
-def normal_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 class FileChange(msgspec.Struct, dict=True):
     """One file's change as rules see it: its units, added lines, and (lazily) new content."""
 
@@ -254,6 +237,13 @@ class FileChange(msgspec.Struct, dict=True):
     notes: list[str] = msgspec.field(default_factory=list)
     # Its quietening as the base declares it, and what the change would have given itself.
     kind: FileKind = msgspec.field(default_factory=FileKind)
+    # How many added lines the line patterns pass over (long lines of a file the base holds
+    # minified), once `pattern_lines` is read.
+    minified_lines: int = 0
+    # The symlink the change adds that makes this file code (rules/linked.py): every line
+    # is new code, and `shown` holds the ones the diff itself shows as added.
+    linked: str = ""
+    shown: frozenset[int] = frozenset()
 
     def __repr__(self) -> str:
         # Without the shared change, the project and the memo (which holds the whole file).
@@ -279,6 +269,11 @@ class FileChange(msgspec.Struct, dict=True):
         lines = self._new_lines
         return lines[number - 1] if 0 < number <= len(lines) else ""
 
+    @property
+    def line_count(self) -> int:
+        """How many lines the new file has (at least as many as the diff adds)."""
+        return max(len(self._new_lines), max(self.added_by_line, default=0))
+
     @cached_property
     def _new_lines(self) -> list[str]:
         return (self.new_text or "").split("\n")
@@ -295,12 +290,47 @@ class FileChange(msgspec.Struct, dict=True):
                          if flag and line.new_lineno is not None)
         return frozenset(found)
 
+    def comment_on(self, number: int) -> str:
+        """The text of the comments on a new-side line, read from the language's tokens
+        (code/comments.py): a suppression's words in a string are no comment."""
+        if self.new_text is None:
+            return line_comments(self.line(number), self.language).get(1, "")
+        return self._comments.get(number, "")
+
+    @cached_property
+    def _comments(self) -> dict[int, str]:
+        return line_comments(self.new_text or "", self.language)
+
     @cached_property
     def pattern_lines(self) -> dict[int, str]:
-        """The added lines that rules matching patterns line by line read: all but the long
-        ones (minified code, see MINIFIED_LINE_CHARS). A long line quietens only itself."""
-        return {number: text for number, text in self.added_by_line.items()
-                if not is_long(text)}
+        """The added lines that rules matching patterns line by line read, each as its code: a
+        long line with its comments stripped where that is certain (code/long_lines.py).
+        Only the long lines of a file the base already holds minified are passed over, and
+        the run says so."""
+        lines: dict[int, str] = {}
+        skipped = 0
+        for number, text in self.added_by_line.items():
+            if not is_long(text):
+                lines[number] = text
+            elif self.minified_at_base:
+                skipped += 1
+            else:
+                lines[number] = long_line_code(text, self.language)
+        # The one place a long line is passed over, decided by the base: the engine records
+        # the file with how many (QuietedFile, kind "minified", decided by the base).
+        self.minified_lines = skipped
+        return lines
+
+    @cached_property
+    def minified_at_base(self) -> bool:
+        """Whether the base holds this file (under its name) as minified code: most of its
+        characters on lines over MINIFIED_LINE_CHARS. What the change makes of a file never
+        decides it."""
+        old = self.old_text
+        if not old or len(old) <= MINIFIED_LINE_CHARS:
+            return False
+        long_chars = sum(len(line) for line in old.split("\n") if is_long(line))
+        return long_chars * 2 >= len(old)
 
     @cached_property
     def new_text(self) -> str | None:
@@ -324,7 +354,7 @@ class FileChange(msgspec.Struct, dict=True):
         """Drop the parsed tree and the analyses built on it, once the file is checked: a
         large change then holds one file's trees at a time, not every file's."""
         self.memo.clear()
-        for name in ("python_tree", "_python_parse", "_new_lines", "old_text"):
+        for name in ("python_tree", "_python_parse", "_new_lines", "old_text", "_comments"):
             self.__dict__.pop(name, None)
 
     @cached_property
@@ -336,45 +366,3 @@ class FileChange(msgspec.Struct, dict=True):
         if tree is not None and has_bare_cr(text):
             to_git_lines(tree, text)  # the diff's line numbers, not the parser's
         return tree, error
-
-
-# In a comment (`#`, `//`, `/*`, `--`, `<!--`, `;`): a string that holds the words is no
-# suppression.
-_SUPPRESSION = re.compile(r"(?:#|//|/\*|--|<!--|;)\s*reviewbot:\s*ignore"
-                          r"(?:\[(?P<ids>[^\]]*)\])?")
-
-
-# bandit's `# nosec` (bare, or with its test ids: `# nosec B602, B607`), for the Python rules
-# that find what those tests find. A bare one quiets those rules, never a secret (detect-secrets
-# has its own pragma) nor a rule bandit has no test for.
-_NOSEC = re.compile(r"#.*?\bnosec\b(?P<ids>(?:[\s,:]+B\d{3})*)")
-_BANDIT: dict[str, frozenset[str]] = {
-    "python.shell-injection": frozenset({"B602", "B604", "B605", "B609"}),
-    "python.sql-injection": frozenset({"B608", "B610", "B611"}),
-    "python.eval-exec": frozenset({"B102", "B307"}),
-    "python.unsafe-deserialization": frozenset({"B301", "B302", "B403", "B506"}),
-    "python.tls-verify-disabled": frozenset({"B501", "B502", "B503", "B504", "B323"}),
-    "python.weak-hash": frozenset({"B303", "B324"}),
-    "python.world-writable": frozenset({"B103"}),
-    "python.insecure-tempfile": frozenset({"B306"}),
-    "python.xss": frozenset({"B308", "B701", "B703"}),
-    "python.path-traversal": frozenset({"B202"}),
-    "python.debug-leftover": frozenset({"B101"}),
-}
-
-
-def suppressed(line_text: str, rule_id: str) -> bool:
-    """`# reviewbot: ignore[rule-id, other-id]` (or bare `ignore`) in a comment on the line,
-    or bandit's `# nosec` for a rule that finds what bandit's tests named there find."""
-    for match in _SUPPRESSION.finditer(line_text):
-        ids = match.group("ids")
-        if ids is None or rule_id in {part.strip() for part in ids.split(",")}:
-            return True
-    tests = _BANDIT.get(rule_id)
-    if tests is None or "nosec" not in line_text:
-        return False
-    for match in _NOSEC.finditer(line_text):
-        named = set(re.findall(r"B\d{3}", match.group("ids")))
-        if not named or named & tests:
-            return True
-    return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 
 _MARKER = re.compile(r"^(<{7}|>{7}|\|{7})(\s|$)")
 _SEPARATOR = re.compile(r"^={7}$")
@@ -31,17 +31,16 @@ class ConflictMarkerRule(RuleBase, frozen=True):
 
 
 class UntrackedTodoRule(RuleBase, frozen=True):
-    def applies_to(self, change: FileChange) -> bool:
-        return bool(change.added) and "docs" not in change.tags
-
     def check(self, change: FileChange) -> Iterator[Hit]:
+        # Documentation is not read for TODOs: what it holds is recorded as quietened.
+        quiet = Quiet("docs", change.kind.decided("docs")) if "docs" in change.tags else None
         for number, text in change.pattern_lines.items():
             match = _TODO.search(text)
             if match and not _TRACKED.search(text[match.end():]):
                 yield Hit(rule_id=self.id, line=number,
                           message=f"{match.group(2)} added without an issue reference.",
                           suggestion="Link the issue (e.g. `TODO(#123): ...`) so it is not "
-                                     "forgotten.")
+                                     "forgotten.", quiet=quiet)
 
 
 RULES = (

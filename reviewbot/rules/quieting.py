@@ -32,7 +32,7 @@ import msgspec
 from reviewbot.code.languages import detect_language
 from reviewbot.code.lexical import comment_body
 from reviewbot.code.path_kinds import DOCUMENT_LANGUAGES, path_tags
-from reviewbot.schema import ReviewUnit, Tag
+from reviewbot.schema import DecidedBy, ReviewUnit, Tag
 
 # The tags that lower or skip rules (rules/__init__.py, rules/secrets.py, rules/hygiene.py,
 # rules/removed_guards.py, the planner's skips).
@@ -79,6 +79,15 @@ class FileKind(msgspec.Struct, frozen=True):
     refused: frozenset[Tag] = frozenset()
     # What the change added that would have quietened it: "name", "banner".
     refused_by: tuple[str, ...] = ()
+    # Of `tags`, those that hold by what a file the change names is (a new Markdown page is
+    # documentation), not by anything the base declares.
+    by_change: frozenset[Tag] = frozenset()
+    # Whether the change gives the file its name (a new file, a rename's new name).
+    new: bool = False
+
+    def decided(self, tag: Tag) -> DecidedBy:
+        """Who decided that the file has this kind."""
+        return "change" if tag in self.by_change else "base"
 
     def note(self, secrets: bool) -> str:
         """What a finding says when the file would have been quieter: empty when what the
@@ -118,12 +127,14 @@ def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[st
     if units and units[0].language not in DOCUMENT_LANGUAGES:
         named.discard("docs")  # code by its `#!` line, whatever its name
     tags: set[Tag]
+    by_change: set[Tag] = set()
     if pairs is None:
         tags = set(named)
     else:
         tags = {tag for tag, folders in pairs if tag in named
                 and any(f in present for f in folders)}
-        tags |= named - {tag for tag, _ in pairs}  # documentation by its language
+        by_change = named - {tag for tag, _ in pairs}  # documentation by its language
+        tags |= by_change
     refused = set(named - tags)
     refused_by = ["name"] if refused else []
     banner = _banner(units, read_new)
@@ -134,7 +145,8 @@ def _kind(path: str, units: Sequence[ReviewUnit], pairs: list[tuple[Tag, list[st
         refused.add("generated")
         refused_by.append("banner")
     return FileKind(tags=frozenset(tags), refused=frozenset(refused),
-                    refused_by=tuple(dict.fromkeys(refused_by)))
+                    refused_by=tuple(dict.fromkeys(refused_by)), by_change=frozenset(by_change),
+                    new=_new_name(units))
 
 
 def is_prose(path: str) -> bool:

@@ -18,7 +18,10 @@ the file, run through the same tool, lacks it: same code, message, severity, the
 line it starts on, and for zizmor the route of each location (`jobs.build.steps[2]`); when
 the change has more findings of one identity than the base, all of them are the change's.
 The base is run only for a file with such findings, and only when the base has the file
-under the same name.
+under the same name. A finding the base had is still the change's when the change made it
+reachable: a trigger added that fills the event field its expression reads (`issues:` for
+`${{ github.event.issue.title }}` in a workflow only `workflow_dispatch` started;
+rules/workflow_events.py).
 
 Severities: the tool's own levels (error, warning, info; style dropped) for shellcheck and
 hadolint. zizmor's severities mean "how bad if exploitable", and most of its findings need a
@@ -43,7 +46,9 @@ from typing import Any
 
 import msgspec
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
+from reviewbot.rules.tool_directives import directive_lines, inert
+from reviewbot.rules.workflow_events import made_reachable
 from reviewbot.schema import Severity
 
 TIMEOUT_S = 20
@@ -88,6 +93,10 @@ class ScannerRule(RuleBase, frozen=True):
     # Set for a tool whose findings on an added line may still be the base's: how a finding's
     # first line is compared with the base's (zizmor: a `uses:` line without its tag).
     retagged: Callable[[str], str] | None = None
+    # Whether a finding the base had too was latent there and the change made it reachable
+    # (old text, new text, the finding's own text): then it is the change's (zizmor: a
+    # trigger added that fills the event field an expression reads).
+    reachable: Callable[[str | None, str | None, str], bool] | None = None
 
     @property
     def whole_file(self) -> bool:
@@ -109,17 +118,30 @@ class ScannerRule(RuleBase, frozen=True):
             change.notes.append(f"{self.executable} is not installed: {self.what} were checked "
                                 f"with reviewbot's own patterns only ({INSTALL_HINT})")
             return
-        found = self._scan(executable, change, text)
+        added = change.added_by_line
+        # The tool's own suppressions count only on lines the change adds (tool_directives).
+        own = directive_lines(self.executable, text, added)
+        found = self._scan(executable, change, inert(self.executable, text))
         if found is None:
             return
-        added = change.added_by_line
+        honoured = (self._scan(executable, change, inert(self.executable, text, keep=own))
+                    if own else None)
+        reported = Counter((hit.line, hit.code, hit.message)
+                           for hit in (found if honoured is None else honoured))
         brought = [hit for hit in found if hit.line in added and self.retagged is None]
         if len(brought) < len(found):
             brought = self._brought(executable, change, text, found)
         for hit in brought:
+            key = (hit.line, hit.code, hit.message)
+            quiet = None
+            if reported[key] > 0:
+                reported[key] -= 1
+            else:  # a directive the change adds quietens it: recorded, with its words
+                said = [words for line, words in sorted(own.items()) if line <= hit.line]
+                quiet = Quiet("suppression", "change", justification=(said or [""])[-1])
             yield Hit(rule_id=self.id, line=hit.line, end_line=max(hit.end_line, hit.line),
                       severity=hit.severity, title=f"{self.executable} {hit.code}",
-                      message=hit.message, suggestion="")
+                      message=hit.message, suggestion="", quiet=quiet)
 
     def _scan(self, executable: str, change: FileChange, text: str) -> list[ToolHit] | None:
         output = self._run(executable, change, text)
@@ -139,7 +161,8 @@ class ScannerRule(RuleBase, frozen=True):
         a finding to the job's first line); every hit when the base cannot be read or
         checked: a finding is not dropped because its past is unknown."""
         old_text = change.old_text
-        old = self._scan(executable, change, old_text) if old_text is not None else None
+        old = (self._scan(executable, change, inert(self.executable, old_text))
+               if old_text is not None else None)
         if old is None or old_text is None:
             return found
         new_lines, old_lines = text.split("\n"), old_text.split("\n")
@@ -148,7 +171,9 @@ class ScannerRule(RuleBase, frozen=True):
         now = Counter(hit.identity(new_lines, first_line) for hit in found)
         added = change.added_by_line if self.retagged is None else {}
         return [hit for hit in found if hit.line in added
-                or now[key := hit.identity(new_lines, first_line)] > before[key]]
+                or now[key := hit.identity(new_lines, first_line)] > before[key]
+                or (self.reachable is not None and self.reachable(
+                    old_text, text, "\n".join(new_lines[hit.line - 1:hit.end_line])))]
 
     def _run(self, executable: str, change: FileChange, text: str) -> str | None:
         env = {k: v for k, v in os.environ.items() if k not in _SECRET_ENV}
@@ -283,5 +308,5 @@ RULES = (
                            "dangerous triggers, credential persistence, excessive permissions."),
         executable="zizmor", matches=_is_workflow, arguments=_zizmor_arguments, parse=_zizmor,
         what="GitHub workflows", replaces=frozenset({"gha.expression-injection"}),
-        retagged=_untagged),
+        retagged=_untagged, reachable=made_reachable),
 )

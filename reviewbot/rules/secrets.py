@@ -8,26 +8,39 @@ Findings carry the secret's type and at most a public prefix, never the secret.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from reviewbot.code.comments import line_comments
+from reviewbot.code.languages import detect_language
+from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
+from reviewbot.rules.literal_values import program_lines
 from reviewbot.rules.quieting import is_prose
+from reviewbot.rules.suppressions import directive
 from reviewbot.run.redaction import (
+    KEY_ARMOUR,
     TOKEN_SIGNS,
     bare_values_are_literal,
     find_secrets,
+    is_wrapped_name,
+    key_follows,
     known_token,
     preview,
     token_matches,
 )
-from reviewbot.schema import Finding, HistoryLine, ReviewUnit, Severity
+from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
@@ -38,16 +51,15 @@ _ENTROPY = frozenset({"Base64HighEntropyString", "HexHighEntropyString"})
 _KEYWORD = frozenset({"KeywordDetector"})
 # Not secrets: a public IP address is not a credential.
 _SKIPPED = frozenset({"IPPublicDetector"})
-_ALLOWLIST_PRAGMA = "pragma: allowlist secret"
 # One level lower there: what a keyword or entropy detector finds (it cannot tell a fixture
 # or an illustration from a credential) in test code and documentation; a known token format
 # in documentation only. A known format in test code is a key like any other: tests are
 # pushed, cloned and published with the rest, and a real key there is leaked all the same.
 QUIET_TAGS = frozenset({"test_file", "docs"})
-FORMATS_QUIET_TAGS = frozenset({"docs"})
-# Formats a test makes of its own (a JWT it signs with a test key, like the key pairs it makes
-# for TLS and signing tests): quieter wherever QUIET_TAGS are.
-_SELF_MADE = frozenset({"JSON Web Token"})
+# What test code may hold at one level lower: what a detector cannot tell from a fixture, and
+# what a test makes of its own (the key pairs of TLS and signing tests, a JWT it signs).
+_QUIET_IN_TESTS = frozenset({"Secret Keyword", "Base64 High Entropy String",
+                             "Hex High Entropy String", "Private Key", "JSON Web Token"})
 # Values published as examples in a service's own documentation, exactly: they are nobody's
 # credential, and pasting one is how a tutorial is followed. A value that merely contains
 # EXAMPLE (`AKIAZOSFODNN7EXAMPLE`) is not one of them.
@@ -58,6 +70,9 @@ DOCUMENTED_EXAMPLES = frozenset({
     # Stripe's documented test-mode key ("API keys").
     "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
 })
+# One level quieter (in tests and documentation): a bare high-entropy string is then nothing.
+_QUIETER: dict[Severity, Severity | None] = {"error": "warning", "warning": "info",
+                                             "info": None}
 
 
 @cache
@@ -145,9 +160,15 @@ def _filtered_out(secret: str, line: str, plugin: BasePlugin) -> bool:
     from detect_secrets.filters import heuristic as h
 
     return (h.is_sequential_string(secret) or h.is_potential_uuid(secret)
-            or h.is_likely_id_string(secret, line, plugin) or h.is_templated_secret(secret)
-            or h.is_prefixed_with_dollar_sign(secret) or h.is_indirect_reference(line)
+            or h.is_likely_id_string(secret, line, plugin) or _wrapped(secret)
+            or h.is_indirect_reference(line)
             or h.is_not_alphanumeric_string(secret))
+
+
+def _wrapped(secret: str) -> bool:
+    """detect-secrets takes any `{...}`, `<...>`, `${...}` or `$...` for a template; only a
+    name wrapped so is one (`${Zx8kQ2mPv9LrT4wN}` is a secret in braces)."""
+    return secret[:1] in "{<$" and (is_wrapped_name(secret) or len(secret) < 2)
 
 
 def redact(secret: str) -> str:
@@ -158,29 +179,73 @@ def redact(secret: str) -> str:
 
 class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
-        quiet = bool(change.tags & QUIET_TAGS)
-        formats_quiet = bool(change.tags & FORMATS_QUIET_TAGS)
+        # Documentation's kind wins where a file has both: it quietens every type.
+        tag: Tag | None = ("docs" if "docs" in change.tags
+                           else "test_file" if "test_file" in change.tags else None)
+        quiet = (Quiet("docs" if tag == "docs" else "test_code", change.kind.decided(tag))
+                 if tag is not None else None)
         added = change.added_by_line
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
                                          if len(added[n]) <= MINIFIED_LINE_CHARS))
+        reported: set[int] = set()
         for number in candidates:
             text = added[number]
-            if _ALLOWLIST_PRAGMA in text:
-                continue
-            for value, (level, kind) in scan_line(change.path, text, quiet, candidate=True,
-                                                  plugins=plugins,
-                                                  formats_quiet=formats_quiet).items():
+            # A line padded past the limit by a comment is read as the line it really is.
+            read = long_line_code(text, change.language) if len(text) > MINIFIED_LINE_CHARS \
+                else text
+            stripped = len(read) <= MINIFIED_LINE_CHARS and read is not text
+            left_out: LeftOut = {}
+            found = scan_line(change.path, read, candidate=not stripped,
+                              plugins=None if stripped else plugins, left_out=left_out)
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
-                yield Hit(
-                    rule_id=self.id, line=number, severity=level,
-                    title=f"Hard-coded secret: {kind}",
-                    message=(f"Line {number} contains what looks like a secret: {kind} "
-                             f"({redact(value)}). Committed secrets stay in git history."),
-                    suggestion=("Load it from the environment or a secret manager, and "
-                                "revoke the value if it was ever pushed."),
-                )
+                if value not in left_out:
+                    reported.add(number)
+                yield self._hit(number, level, kind, value,
+                                Quiet(left_out[value][2], "change") if value in left_out
+                                else quieter(quiet, level, kind))
+        # The same value split into literals, or wrapped like a template's reference: the
+        # line as the program reads it (rules/literal_values.py).
+        short = {n: text for n, text in added.items() if len(text) <= MINIFIED_LINE_CHARS}
+        for number, text in program_lines(short):
+            if number in reported:
+                continue
+            for value, (level, kind) in scan_line(change.path, text).items():
+                if kind != "Private Key":
+                    reported.add(number)
+                    yield self._hit(number, level, kind, value, quieter(quiet, level, kind))
+                    break
+
+    def _hit(self, number: int, level: Severity, kind: str, value: str,
+             quiet: Quiet | None) -> Hit:
+        return Hit(
+            rule_id=self.id, line=number, severity=level, title=f"Hard-coded secret: {kind}",
+            message=(f"Line {number} contains what looks like a secret: {kind} "
+                     f"({redact(value)}). Committed secrets stay in git history."),
+            suggestion=("Load it from the environment or a secret manager, and revoke the "
+                        "value if it was ever pushed."),
+            quiet=quiet,
+        )
+
+
+# Values a line's own words leave out, as they would have been reported, and why: a
+# placeholder or an illustration, a CI service's encrypted value.
+LeftOut = dict[str, tuple[Severity, str, QuietKind]]
+
+
+def _levels(left_out: LeftOut) -> list[tuple[str, tuple[Severity, str]]]:
+    return [(value, (level, kind)) for value, (level, kind, _) in left_out.items()]
+
+
+def quieter(quiet: Quiet | None, level: Severity, kind: str) -> Quiet | None:
+    """A file's test or documentation kind, applied to a secret of this level and type: one
+    level quieter (None: the file has no such kind, or it is test code and the secret a
+    service's token format, reported there as anywhere)."""
+    if quiet is None or (quiet.kind == "test_code" and kind not in _QUIET_IN_TESTS):
+        return None
+    return msgspec.structs.replace(quiet, given=_QUIETER[level])
 
 
 # A line can hold a secret some detector here finds only if it has a well-known prefix
@@ -293,14 +358,14 @@ def is_illustration(path: str, value: str, kind: str) -> bool:
 
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
-              plugins: frozenset[int] | None = None, *,
-              formats_quiet: bool | None = None) -> dict[str, tuple[Severity, str]]:
+              plugins: frozenset[int] | None = None,
+              left_out: LeftOut | None = None,
+              ) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
-    `quiet`: keyword and entropy matches one level lower (QUIET_TAGS); `formats_quiet`: known
-    token formats too (FORMATS_QUIET_TAGS; default: as `quiet`). `candidate`: the line is
-    known to pass `candidate_lines`; `plugins`: the detectors that can report anything on it
-    (`_plugins_for`), all when None."""
-    formats = quiet if formats_quiet is None else formats_quiet
+    `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
+    can report anything on it (`_plugins_for`), all when None; `left_out` receives the
+    values the line's own words leave out (a placeholder, an illustration, an encrypted
+    value's detectors), as they would have been reported."""
     best: dict[str, tuple[Severity, str]] = {}
     encrypted = (_ENCRYPTED_CI.match(text) is not None
                  and path.lower().endswith((".yml", ".yaml")))
@@ -309,19 +374,33 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         # well-known token formats (linear patterns) find what a person would have pasted
         # (no encrypted value has one); entropy and keyword detectors would flag every other
         # string.
-        for value, level, kind in _own_hits(path, text, quiet, formats):
-            if level is not None and not documented_example(value):
+        long_hits = _own_hits(path, text, quiet) + (
+            [] if encrypted else [*_long_keyword_hits(path, text, quiet),
+                                  *_long_entropy_hits(path, text, quiet)])
+        for value, level, kind in long_hits:
+            if level is not None and not documented_example(value) and (
+                    value not in best or _rank(level) > _rank(best[value][0])):
                 best[value] = (level, kind)
+        if encrypted and left_out is not None and (candidate or could_hold(path, text)):
+            left_out.update((value, (level, kind, "encrypted")) for value, level, kind
+                            in _detect_secrets_hits(path, text, quiet, plugins)
+                            if level is not None and value not in best)
         return best
     if not (candidate or could_hold(path, text)):
         return best
-    for value, level, kind in (*_own_hits(path, text, quiet, formats),
-                               *_detect_secrets_hits(path, text, quiet, plugins, formats)):
-        if (is_placeholder(value) or is_illustration(path, value, kind)
-                or documented_example(value)):
+    placeholders: dict[str, tuple[Severity, str]] = {}
+    for value, level, kind in (*_own_hits(path, text, quiet),
+                               *_detect_secrets_hits(path, text, quiet, plugins)):
+        if level is None:
             continue
-        if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
-            best[value] = (level, kind)
+        placeholder = (is_placeholder(value) or is_illustration(path, value, kind)
+                       or documented_example(value))
+        kept = placeholders if placeholder else best
+        if value not in kept or _rank(level) > _rank(kept[value][0]):
+            kept[value] = (level, kind)
+    if left_out is not None:  # unless another detector reports it
+        left_out.update((value, (level, kind, "placeholder"))
+                        for value, (level, kind) in placeholders.items() if value not in best)
     return best
 
 
@@ -333,10 +412,9 @@ def documented_example(value: str) -> bool:
     return value.strip("\"'") in DOCUMENTED_EXAMPLES
 
 
-def _own_hits(path: str, text: str, quiet: bool, formats_quiet: bool) -> list[_Hit]:
+def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
     """Well-known token formats, whole; `KEY=value` credentials in config files."""
-    hits: list[_Hit] = [(m.group(0), "warning" if formats_quiet or (
-                            quiet and token.kind in _SELF_MADE) else "error", token.kind)
+    hits: list[_Hit] = [(m.group(0), "warning" if quiet else "error", token.kind)
                         for m, token in token_matches(text)]
     if bare_values_are_literal(path):
         hits += [(text[span.start:span.end], "info" if quiet else "warning",
@@ -345,10 +423,73 @@ def _own_hits(path: str, text: str, quiet: bool, formats_quiet: bool) -> list[_H
     return hits
 
 
+def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+    """On a long line of code, what the keyword detector reports on a short one (a quoted
+    value named like a credential, `password = "..."`), found by redaction's linear search:
+    padding a line past the limit does not hide a password. Config files have theirs in
+    `_own_hits` already."""
+    if bare_values_are_literal(path):
+        return []
+    # The quoted ones (a bare value in code is a reference); searched as redaction searches
+    # the same line, whose answer is remembered.
+    return [(value, "info" if quiet else "warning", "Secret Keyword")
+            for span in find_secrets(text)
+            if span.kind == "credential" and span.start and text[span.start - 1] in "\"'`"
+            and not is_placeholder(value := text[span.start:span.end])
+            and not any(c.isspace() for c in value)]
+
+
+# What stands before a value on a long line, for the detectors' reading of its context (a
+# secret-like word names a hex string a key).
+_CONTEXT = 80
+
+
+def _long_entropy_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+    """On a long line of code, what the entropy detectors report on a short one: each quoted
+    string they could report (one RE2 pass) whose entropy passes their limit is read with the
+    words before it, as a line of its own. Padding a line past the limit does not hide a
+    high-entropy value; a minified line's strings are names and words, which no limit passes
+    (detect-secrets is loaded only for one that does)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    hits: list[_Hit] = []
+    # One pass (a shared quote between two strings is code no minifier writes).
+    for match in _QUOTED.finditer(encoded):
+        quoted = match.group(0)[1:-1]
+        if not _random_enough(quoted):
+            continue
+        at, close = match.start(), match.end() - 1
+        window = encoded[max(0, at - _CONTEXT):close + 1].decode("utf-8", "replace")
+        entropy = frozenset(index for index, plugin in enumerate(_plugins())
+                            if type(plugin).__name__ in _ENTROPY)
+        hits += _detect_secrets_hits(path, window, quiet, entropy)
+    return hits
+
+
+def _sequential(value: bytes) -> bool:
+    """An alphabet (`0123456789abcdef`, `A...Za...z0...9+/`): mostly characters in a row,
+    which detect-secrets' own filter leaves out too."""
+    steps = sum(1 for a, b in pairwise(value) if b == a + 1)
+    return steps * 5 >= (len(value) - 1) * 4
+
+
+# detect-secrets' entropy limits (bits a character) for base64 and hex strings.
+_BASE64_LIMIT, _HEX_LIMIT = 4.5, 3.0
+
+
+def _random_enough(value: bytes) -> bool:
+    """Whether an entropy detector's limit passes for the value: its Shannon entropy over
+    its own characters (base64's 4.5 bits needs 23 different ones, hex's 3.0 bits 9)."""
+    distinct = len(set(value))
+    hex_value = _HEX.fullmatch(value) is not None
+    if distinct < (9 if hex_value else _BASE64_MIN) or _sequential(value):
+        return False
+    size = len(value)
+    bits = -sum(count / size * math.log2(count / size) for count in Counter(value).values())
+    return bits > (_HEX_LIMIT if hex_value else _BASE64_LIMIT)
+
+
 def _detect_secrets_hits(path: str, text: str, quiet: bool,
-                         plugins: frozenset[int] | None = None,
-                         formats_quiet: bool | None = None) -> list[_Hit]:
-    formats = quiet if formats_quiet is None else formats_quiet
+                         plugins: frozenset[int] | None = None) -> list[_Hit]:
     whole = [m.group(0) for m, _ in token_matches(text)]
     hits: list[_Hit] = []
     for index, plugin in enumerate(_plugins()):
@@ -366,41 +507,39 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
                     or _is_key_name(type(plugin).__name__, text)
                     or _is_prose(type(plugin).__name__, value)):
                 continue
-            hits.append((value, _severity(type(plugin).__name__, quiet, formats),
+            hits.append((value, _severity(type(plugin).__name__, quiet),
                          _kind(value, str(found.type))))
     return hits
 
 
-# A private key starts with its armour (`-----BEGIN RSA PRIVATE KEY-----`, SSH2's
-# `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`) or PuTTY's header.
-_KEY_ARMOUR = re.compile(r"-----BEGIN|---- BEGIN|PuTTY-User-Key-File-\d+:")
-
-
-# What follows a private key's armour: base64 lines, or PEM's encryption headers.
-_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{32,}")
-_PEM_HEADERS = ("Proc-Type:", "DEK-Info:", "Comment:")
-
-
 def _key_body_follows(change: FileChange, number: int, text: str) -> bool:
-    """Whether key material goes with the armour on this line: on the line itself (a key in
-    one string with `\\n`s) or on the next line. A header alone is no key."""
-    armour = _KEY_ARMOUR.search(text)
-    if armour is None or armour.group(0).startswith("PuTTY"):
+    """Whether key material goes with the armour on this line (redaction.key_follows: on
+    the line itself, a key in one string with `\\n`s, or on the lines after it in any layout
+    a key reader accepts). A header alone is no key."""
+    armour = KEY_ARMOUR.search(text)
+    if armour is None:
+        return True  # detect-secrets' own armour forms: its detector decides
+    if armour.group(0).startswith("PuTTY"):
         return True
-    if _KEY_BODY.search(text, armour.end()):
-        return True
-    following = change.added_by_line.get(number + 1)
-    if following is None and change.new_text is not None:
-        lines = change.new_text.split("\n")
-        following = lines[number] if number < len(lines) else ""
-    following = (following or "").strip()
-    return bool(_KEY_BODY.search(following)) or following.startswith(_PEM_HEADERS)
+    return key_follows(text[armour.end():], _following(change, number))
+
+
+def _following(change: FileChange, number: int) -> Iterator[str]:
+    """The new file's lines after line `number` (added ones from the diff, the others from
+    the file, read only if asked)."""
+    added = change.added_by_line
+    at = number + 1
+    while at in added:
+        yield added[at]
+        at += 1
+    lines = (change.new_text or "").split("\n")
+    yield from lines[at - 1:]
 
 
 def _is_key_name(plugin_name: str, text: str) -> bool:
     """`r'BEGIN DSA PRIVATE KEY'` in a detector's pattern list names a key format; a key
     itself comes with its armour."""
-    return plugin_name == "PrivateKeyDetector" and not _KEY_ARMOUR.search(text)
+    return plugin_name == "PrivateKeyDetector" and not KEY_ARMOUR.search(text)
 
 
 def _is_prose(plugin_name: str, value: str) -> bool:
@@ -439,16 +578,12 @@ def _value(found: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _severity(plugin_name: str, quiet: bool, formats_quiet: bool) -> Severity | None:
-    """An entropy or keyword match, and a private key (a test makes key pairs of its own for
-    TLS and signing), by `quiet`; a service's token format by `formats_quiet`."""
+def _severity(plugin_name: str, quiet: bool) -> Severity | None:
     if plugin_name in _ENTROPY:
         return None if quiet else "info"
     if plugin_name in _KEYWORD:
         return "info" if quiet else "warning"
-    if plugin_name == "PrivateKeyDetector":
-        return "warning" if quiet else "error"
-    return "warning" if formats_quiet else "error"
+    return "warning" if quiet else "error"
 
 
 def _rank(level: Severity) -> int:
@@ -468,18 +603,24 @@ class HistorySecretsRule(RuleBase, frozen=True):
         return iter(())
 
     def check_history(self, lines: Iterable[HistoryLine],
-                      quiet_paths: frozenset[str] = frozenset(),
-                      formats_quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
-        """`quiet_paths`: the files whose test or docs kind the base declares (a file the
-        range added and removed again had a name only the change gave it);
-        `formats_quiet_paths`: those of them where a known token format is quieter too."""
+                      quiet_paths: Mapping[str, Quiet] | None = None,
+                      ) -> Iterator[tuple[Finding, Quiet | None]]:
+        """Each finding, at the level it would have had, with what quietens it: the kind
+        (test code, documentation) of its file (`quiet_paths`: a file the range added and
+        removed again had a name only the change gave it), a placeholder, or an allowlist
+        pragma in a comment of the line (the line alone: a commit's patch shows no more)."""
         for line in lines:
-            if _ALLOWLIST_PRAGMA in line.text:
+            left_out: LeftOut = {}
+            found = scan_line(line.file_path, line.text, left_out=left_out)
+            if not found and not left_out:
                 continue
-            quiet = line.file_path in quiet_paths
-            for value, (level, kind) in scan_line(
-                    line.file_path, line.text, quiet,
-                    formats_quiet=line.file_path in formats_quiet_paths).items():
+            comment = line_comments(line.text, detect_language(line.file_path)).get(1, "")
+            allowed = directive(comment, self.id, secret=True) if comment else None
+            for value, (level, kind) in [*found.items(), *_levels(left_out)]:
+                quiet = (Quiet("allowlist", "change", justification=allowed.justification)
+                         if allowed is not None
+                         else Quiet(left_out[value][2], "change") if value in left_out
+                         else quieter((quiet_paths or {}).get(line.file_path), level, kind))
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),
                     end_line=max(line.line, 1), severity=level, category="secrets",
@@ -489,7 +630,7 @@ class HistorySecretsRule(RuleBase, frozen=True):
                              "the history being pushed."),
                     suggestion=("Rewrite those commits (`git rebase -i`) so the secret never "
                                 "appears, and revoke it if it was ever pushed anywhere."),
-                )
+                ), quiet
 
 
 HISTORY_RULE = HistorySecretsRule(RuleInfo(

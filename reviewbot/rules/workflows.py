@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reviewbot.rules.base import FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
 
 _TRIGGER = re.compile(r"\bpull_request_target\b")
 # A checkout (or fetch) of the pull request's own code.
@@ -17,6 +18,20 @@ _UNTRUSTED = re.compile(
     r"head_commit|commits|pages)\b[\w.\[\]*]*\b(title|body|message|name|label|ref|email|"
     r"head_ref|default_branch)\b|github\.head_ref)[^}]*\}\}",
 )
+_UNTRUSTED_LONG = compile_whole_text(_UNTRUSTED.pattern)
+
+
+def _untrusted(text: str) -> str | None:
+    """The first untrusted expression on a line; a long line is searched by RE2 (linear in
+    it: a workflow's line padded past the long-line limit is read too)."""
+    if len(text) <= MINIFIED_LINE_CHARS:
+        match = _UNTRUSTED.search(text)
+        return match.group(0) if match else None
+    encoded = text.encode("utf-8", "surrogatepass")
+    found = _UNTRUSTED_LONG.search(encoded)
+    return encoded[found.start():found.end()].decode("utf-8", "replace") if found else None
+
+
 # `KEY: ${{ ... }}` maps the value into env/with, which is the safe way to pass it.
 _MAPPING = re.compile(r"^\s*-?\s*(?!run\b)[\w-]+\s*:\s*[\"']?\$\{\{")
 
@@ -54,11 +69,11 @@ class PullRequestTargetCheckout(WorkflowRule, frozen=True):
 class ExpressionInjection(WorkflowRule, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         for number, text in change.pattern_lines.items():
-            match = _UNTRUSTED.search(text)
-            if match and not _MAPPING.match(text):
+            expression = _untrusted(text)
+            if expression and not _MAPPING.match(text):
                 yield Hit(
                     rule_id=self.id, line=number,
-                    message=(f"`{match.group(0)}` is expanded into the script before it runs; "
+                    message=(f"`{expression}` is expanded into the script before it runs; "
                              "a crafted title or branch name becomes shell code."),
                     suggestion="Pass it through env (`env: TITLE: ${{ ... }}`) and use "
                                "\"$TITLE\" in the script.",

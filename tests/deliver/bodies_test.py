@@ -42,3 +42,33 @@ def test_a_summary_too_long_points_where_the_forge_keeps_the_rest() -> None:
     body = summary_body(data, facts, limit=20_000)
     assert "more not shown here" in body and "Code Quality report" in body
     assert "SARIF" not in body and "job summary" not in body
+
+
+def test_the_summary_says_what_was_quietened_and_the_changes_errors_first() -> None:
+    """The pull or merge request's summary: the change's suppressed error by file and line
+    before anything else about quietenings, the counts by who decided, each new file checked
+    for secrets only, and every quietened finding in a collapsed list."""
+    from reviewbot.deliver.bodies import SummaryFacts, summary_body
+    from reviewbot.report import ReportInput
+    from reviewbot.schema import Quieted, QuietedFile, RunReport, RunStats
+
+    error = Finding(file_path="app/run.py", start_line=7, end_line=7, severity="error",
+                    category="security", rule_id="python.shell-injection", title="Shell",
+                    message="m")
+    lowered = error.replace(file_path="tests/t.py", start_line=2, end_line=2)
+    report = RunReport(run_id="r", stats=RunStats(units=1), quieted=(
+        Quieted(finding=error, kind="nosec", decided_by="change", justification="checked"),
+        Quieted(finding=lowered, given="warning", kind="test_code", decided_by="base")),
+        quieted_files=(QuietedFile(file_path="api/pay_pb2.py", kind="ignore",
+                                   decided_by="base", justification="*_pb2.py", new=True),))
+    facts = SummaryFacts(head_sha="ab" * 20, change="pull request", posted=0,
+                         already_posted=0, resolved=0, elsewhere=[])
+    body = summary_body(ReportInput(report=report), facts)
+    first = body.index("**The change suppresses 1 error**")
+    assert first < body.index("**Quietened:** 2 findings, 1 by the change (`nosec`: 1 not "
+                              "reported), 1 by the base (test code: 1 lowered)")
+    assert "- `app/run.py` L7 `python.shell-injection` Shell: `nosec`: “checked”" in body
+    assert "`api/pay_pb2.py` (`ignore` glob `*_pb2.py`, decided by the base)" in body
+    assert "<summary>2 quietened findings" in body
+    small = summary_body(ReportInput(report=report), facts, limit=2_600)
+    assert "do not fit in a comment" in small and len(small) <= 2_600

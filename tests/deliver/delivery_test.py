@@ -46,6 +46,9 @@ class MemoryForge:
     def lines(self) -> Mapping[str, set[int]]:
         return {}
 
+    def removed_lines(self) -> Mapping[str, set[int]]:
+        return {}
+
     def comments(self, kind: CommentKind) -> list[ForgeComment]:
         wanted = "inline" if kind == "repository" else kind
         return [c for c in self.stored if c.kind == wanted]

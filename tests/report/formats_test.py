@@ -20,6 +20,8 @@ from reviewbot.schema import (
     LineNumbers,
     Metrics,
     ModelStats,
+    Quieted,
+    QuietedFile,
     RunReport,
     RunStats,
 )
@@ -56,9 +58,27 @@ FINDINGS = (
             message="`reset` leaves `state.items` pointing at the old array.", source="model",
             unit_id="bbbb000000000002", evidence="state.items = items", in_diff=False),
 )
+QUIETED = (
+    Quieted(finding=Finding(
+        file_path="app/deploy.py", start_line=7, end_line=7, severity="error",
+        category="security", rule_id="python.shell-injection",
+        title="Command run through a shell", message="`os.system` runs a shell.",
+        unit_id="aaaa000000000001"), kind="nosec", decided_by="change",
+        justification="the host is checked above"),
+    Quieted(finding=FINDINGS[3].replace(severity="warning"), given="info", kind="test_code",
+            decided_by="base"),
+    Quieted(finding=Finding(
+        file_path="api/pay_pb2.py", start_line=3, end_line=3, severity="error",
+        category="security", rule_id="python.eval-exec", title="eval of input",
+        message="`eval` runs what it is given.", unit_id="cccc000000000003"),
+        kind="ignore", decided_by="base", justification="*_pb2.py"),
+)
 REPORT = RunReport(
     run_id="20260101T000000Z-abcdef",
     findings=FINDINGS,
+    quieted=QUIETED,
+    quieted_files=(QuietedFile(file_path="api/pay_pb2.py", kind="ignore", decided_by="base",
+                               justification="*_pb2.py", new=True),),
     units=(IndexUnit(unit_id="aaaa000000000001", file_path="app/deploy.py",
                      tags=("security_sensitive",), **UNIT),
            IndexUnit(unit_id="bbbb000000000002", file_path="web/my app.js", **UNIT)),
@@ -118,7 +138,19 @@ def test_sarif_is_valid_and_complete() -> None:
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in run["results"]]
     assert "web/my%20app.js" in uris
-    assert [r["level"] for r in run["results"]] == ["error", "error", "warning", "note", "note"]
+    reported = [r for r in run["results"] if "suppressions" not in r]
+    assert [r["level"] for r in reported] == ["error", "error", "warning", "note", "note"]
+    suppressed = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]:
+                  (r["level"], r["suppressions"]) for r in run["results"] if r not in reported}
+    assert suppressed == {
+        "app/deploy.py": ("error", [{"kind": "inSource", "justification":
+                                     "the host is checked above", "properties": {
+                                         "quietening": "nosec", "decidedBy": "change"}}]),
+        "api/pay_pb2.py": ("error", [{"kind": "external", "properties": {
+            "quietening": "ignore", "decidedBy": "base", "setting": "*_pb2.py"}}])}
+    [lowered] = [r for r in reported if "quietened" in r["properties"]]
+    assert lowered["level"] == "note" and lowered["properties"]["quietened"]["severity"] == \
+        "warning"
     [fixed] = [r for r in run["results"] if "fixes" in r]
     change = fixed["fixes"][0]["artifactChanges"][0]["replacements"][0]
     assert change["deletedRegion"] == {"startLine": 8, "startColumn": 1, "endLine": 10,

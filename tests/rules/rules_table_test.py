@@ -722,8 +722,9 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
     # --- generated / vendored / lockfiles: secrets only ----------------------------------
     ("vendored code is not reviewed", "vendor/lib/run.py",
      'import subprocess\nsubprocess.run(f"ls {p}", shell=True)\n', set()),
-    ("a minified line is not pattern-checked", "static/app.min.js",
-     "var a=1;" * 130 + "el.innerHTML = x; eval(y);\n", set()),
+    ("a long line the change adds is pattern-checked", "static/app.min.js",
+     "var a=1;" * 130 + "el.innerHTML = x; eval(y);\n",
+     {("js.eval", W), ("js.inner-html", W)}),
     ("but the file's other lines are", "static/app.min.js",
      "var a=1;" * 130 + "\nel.innerHTML = x;\n", {("js.inner-html", W)}),
     ("but secrets in vendored code are", "vendor/lib/keys.py",

@@ -1,0 +1,98 @@
+"""What guard-removed reads in a line of code, as text (any language): where a value is used,
+an `if` line's condition and its parts, and what it says when it lands (`Said`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+import msgspec
+
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# A name as code uses it: not a longer name, not an attribute of something else.
+NAMES = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+
+
+class Said(msgspec.Struct, frozen=True):
+    """What the rule says where: `line` on the new side; `base_line` when what it is about is
+    a line the change removed (its number in the base's file), `line` then being where the
+    removal sits in the new file."""
+
+    line: int
+    message: str
+    suggestion: str
+    base_line: int | None = None
+
+
+@lru_cache(maxsize=4096)
+def use_of(value: str) -> re.Pattern[str]:
+    """The value as code uses it: the same expression, or the same name (not a longer one,
+    not an attribute of something else)."""
+    if IDENTIFIER.fullmatch(value):
+        return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w)")
+    return re.compile(re.escape(value))
+
+
+def keeps(text: str, value: str) -> bool:
+    return use_of(value).search(text) is not None
+
+
+def names_in(text: str) -> Iterator[str]:
+    return (match.group(0) for match in NAMES.finditer(text))
+
+
+_CONDITION = re.compile(r"^\s*(?:el)?if\s*(?P<test>.+?)\s*:\s*(?:#.*)?$|"
+                        r"^\s*(?:\}\s*else\s+)?if\s*\((?P<c_test>.+)\)\s*\{?\s*$")
+_AND = re.compile(r"\s+and\s+|\s*&&\s*")
+
+
+def condition(line: str) -> str | None:
+    """An `if` line's condition (Python's, or a C-like language's in parentheses), or None."""
+    match = _CONDITION.match(line)
+    if match is None:
+        return None
+    return match.group("test") or match.group("c_test") or ""
+
+
+def conjuncts(line: str) -> tuple[str, ...] | None:
+    """The parts of an `if` line's condition joined by `and`/`&&`, or None."""
+    test = condition(line)
+    if test is None:
+        return None
+    parts: list[str] = []
+    depth = start = 0
+    for at, char in enumerate(test):
+        depth += (char in "([{") - (char in ")]}")
+        if not depth:
+            split = _AND.match(test, at)
+            if split and at >= start:
+                parts.append(test[start:at])
+                start = split.end()
+    parts.append(test[start:])
+    return tuple(" ".join(part.split()) for part in parts if part.strip())
+
+
+_INNER_CALL = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((?P<arg>[A-Za-z_][\w.]*)\s*(?:,|\))")
+
+
+def inner_value(value: str) -> str | None:
+    """The first argument of a call that is the guarded value (`render(x)` -> `x`)."""
+    match = _INNER_CALL.match(value)
+    return match.group("arg") if match else None
+
+
+# A call that checks something (not a conversion or a size), or a comparison with something
+# other than nothing (None, empty, a truth value): what makes a condition a check.
+_CALL = re.compile(r"(?<![\w.])(?!(?:len|bool|str|int|float|type|repr|id|print)\()"
+                   r"[A-Za-z_][\w.]*\s*\(")
+_COMPARED = re.compile(r"(?:==|!=|<=?|>=?|\bin\b)\s*(?!None\b|True\b|False\b|null\b|nil\b|"
+                       r"""undefined\b|0\b|""|''|\[\]|\{\}|\)|$)\S""")
+
+
+def checks_something(condition: str) -> bool:
+    """Whether an `if` line's condition checks the value: a call, or a comparison with
+    something. `if not full:`, `if full is None:`, `if (!name)` check only that a value is
+    there, which every value that reaches a sink passes."""
+    return bool(_CALL.search(condition) or _COMPARED.search(condition))
