@@ -23,7 +23,8 @@ import msgspec
 
 from reviewbot.code.python_parse import parse_python
 from reviewbot.rules.base import ProjectFiles
-from reviewbot.rules.python_ast import import_aliases, module_imports, qualified_name
+from reviewbot.rules.python_ast import module_imports
+from reviewbot.rules.python_calls import CallShapes, import_aliases, qualified_name
 from reviewbot.rules.wrappers import Kind, SinkArguments, Wrappers
 
 MAX_MODULE_CHARS = 256_000
@@ -106,6 +107,6 @@ def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArg
     tree = parse_python(text)[0]
     if tree is None:
         return None
-    aliases = import_aliases(module_imports(tree))
-    return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path,
-                    kinds=kinds_in(text))
+    shapes = CallShapes(tree, import_aliases(module_imports(tree)))
+    return Wrappers(tree, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
+                    normalise=shapes.normalised)

@@ -13,7 +13,7 @@ import ast
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Literal, cast
 
 import msgspec
@@ -24,6 +24,7 @@ from reviewbot.code.python_encoding import declared_codec, keeps_ascii
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, Rule, RuleBase, RuleInfo
+from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
 from reviewbot.schema import Category, Severity
 
@@ -59,6 +60,8 @@ class PythonFile(msgspec.Struct, frozen=True):
     path: str = ""
     # The reviewed side's other files (the modules this one imports).
     project: ProjectFiles = msgspec.field(default_factory=ProjectFiles)
+    # The module's calls read as they run (rules/python_calls.py).
+    shapes: CallShapes = msgspec.field(default_factory=lambda: CallShapes(None, {}))
 
 
 def nodes_of(parsed: PythonFile, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
@@ -96,36 +99,20 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     aliases = import_aliases((*_imports(tree.body),
                               *(s for s in touched if isinstance(s, ast.Import | ast.ImportFrom))))
 
-    def name_of(call: ast.Call) -> str:
-        return qualified_name(call.func, aliases)
-
-    calls = tuple((node, name_of(node)) for node in nodes if isinstance(node, ast.Call))
+    shapes = CallShapes(tree, aliases)
+    name_of = shapes.name_of
+    calls = tuple(shapes.normalised(node) for node in nodes if isinstance(node, ast.Call))
     # Functions with unchanged lines: their other calls may use what the change builds.
     partly = [f for f in _innermost_functions(touched)
               if not lines.covers(f.lineno, f.end_lineno or f.lineno)]
     scope_calls = calls + tuple(
-        (node, name_of(node)) for function in partly for node in walk(function)
+        shapes.normalised(node) for function in partly for node in walk(function)
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
                       scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
                       library=library, test_code=test_code, changed=lines,
                       constants=module_constants(tree), text=text or "", tree=tree,
-                      path=path, project=project)
-
-
-def import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
-    """What each imported name stands for: `sp` -> `subprocess`, `run` -> `subprocess.run`
-    (absolute imports; a relative one is not a library's name)."""
-    aliases: dict[str, str] = {}
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            for name in node.names:
-                aliases[name.asname or name.name.split(".")[0]] = (
-                    name.name if name.asname else name.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for name in node.names:
-                aliases[name.asname or name.name] = f"{node.module}.{name.name}"
-    return aliases
+                      path=path, project=project, shapes=shapes)
 
 
 def enclosing_function(tree: ast.Module,
@@ -233,21 +220,6 @@ def _imports(body: list[ast.stmt]) -> list[ast.AST]:
         elif isinstance(stmt, ast.If | ast.Try):
             found += _imports([*stmt.body, *stmt.orelse])
     return found
-
-
-def qualified_name(node: ast.expr, aliases: dict[str, str]) -> str:
-    """`sp.run` -> `subprocess.run` when the file did `import subprocess as sp`."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(aliases.get(node.id, node.id))
-    elif isinstance(node, ast.Call):
-        parts.append(qualified_name(node.func, aliases) + "()")
-    else:
-        return ".".join(reversed(parts))
-    return ".".join(reversed(parts))
 
 
 def string_kind(node: ast.expr | None) -> StringKind:

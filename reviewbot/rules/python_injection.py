@@ -40,6 +40,7 @@ from reviewbot.rules.python_ast import (
     string_kind,
 )
 from reviewbot.rules.python_flow import Flow, Source, is_formatted, literal_text, source_of
+from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 from reviewbot.schema import Severity
 
@@ -122,32 +123,18 @@ def _from(source: Source | None) -> str:
 
 # --- shell -------------------------------------------------------------------------------
 
-_SHELL_PARAM = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
-                          "subprocess.check_output", "subprocess.Popen"})
-_SHELL_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in _SHELL_PARAM)
-_ALWAYS_SHELL = frozenset({
-    "os.system", "os.popen", "os.popen2", "os.popen3", "os.popen4", "subprocess.getoutput",
-    "subprocess.getstatusoutput", "commands.getoutput", "commands.getstatusoutput",
-    "asyncio.create_subprocess_shell", "pty.spawn", "popen2.popen2", "popen2.popen3"})
-
-
 def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
-        always = name in _ALWAYS_SHELL
-        if not always and not is_const(keyword_arg(call, "shell"), True):
+        shell = shell_command(call, name, _assigned(parsed, call))
+        if shell is None:
             continue
-        # shell=True on a Popen/call that no import ties to subprocess is still a shell.
-        sure = always or name in _SHELL_PARAM
-        if not sure and name.rsplit(".", 1)[-1] not in _SHELL_METHODS:
-            continue
-        arg = first_arg(call, "cmd" if always else "args")
-        if arg is None:
-            continue
-        use = use_of(parsed, call, name, arg)
-        severity = _shell_severity(use, always)
+        use = use_of(parsed, call, name, shell.command)
+        severity = _shell_severity(use, shell.always)
         if severity is None:
             continue
-        if not sure:
+        if not shell.sure:
+            # shell=True on a Popen/call that no import ties to subprocess, or a shell flag
+            # this cannot read: still a shell, one level lower.
             severity = _LOWER[severity]
         yield from _report(parsed, use, severity, _shell_message(use), (
             "Pass a list of arguments without shell=True (e.g. subprocess.run([\"tool\", arg], "
@@ -216,6 +203,14 @@ def _templated_commands(parsed: PythonFile) -> Iterator[Report]:
                    "and use it quoted (\"$RUN_ID\") in the command.")
 
 
+def _assigned(parsed: PythonFile, call: ast.Call) -> Assigned:
+    """What a name held before a line, in the call's function (the nearest assignment)."""
+    def assigned(name: str, line: int) -> ast.expr | None:
+        before = parsed.flow.at(call).assignments_before(name, line)
+        return before[0] if before else None
+    return assigned
+
+
 def _shell_severity(use: Use, always: bool) -> Severity | None:
     """None: a constant command given to a function that always uses a shell."""
     if use.formatted or use.source in _OUTSIDE:
@@ -281,7 +276,7 @@ def _split_commands(parsed: PythonFile) -> Iterator[Report]:
     """`run(f"convert {src} {dst}".split())`, `Popen(shlex.split(cmd))`: no shell, but the
     values are split with the command's words."""
     for call, name in parsed.scope_calls:
-        if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+        if name not in SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
             continue
         text = _split_text(parsed, call, first_arg(call, "args"))
         if text is None:
@@ -316,7 +311,7 @@ def _argv(call: ast.Call, name: str) -> list[ast.expr] | None:
     """The argument list of a command run without a shell, when it is written out."""
     if name in _ARGV_VARARGS:
         return list(call.args)
-    if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+    if name not in SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
         return None
     arg = first_arg(call, "args")
     return list(arg.elts) if isinstance(arg, ast.List | ast.Tuple) else None
@@ -1250,13 +1245,8 @@ RULES = (
 # --- the module's own wrappers of the sinks above -------------------------------------------
 
 def _shell_sink(call: ast.Call, name: str) -> list[ast.expr]:
-    if name in _ALWAYS_SHELL:
-        arg = first_arg(call, "cmd")
-    elif name in _SHELL_PARAM and is_const(keyword_arg(call, "shell"), True):
-        arg = first_arg(call, "args")
-    else:
-        return []
-    return [] if arg is None else [arg]
+    shell = shell_command(call, name)
+    return [shell.command] if shell is not None and shell.sure else []
 
 
 def _sql_sink(call: ast.Call, name: str) -> list[ast.expr]:
@@ -1274,8 +1264,9 @@ _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "pa
 # almost every module: no gate). Substrings, not words: a gate may let a module through, it
 # must never keep one out.
 _SINK_WORDS: dict[Kind, tuple[str, ...]] = {
-    "shell": ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell",
-              "spawn", "shell=True", "shell = True"),
+    # `sh` holds every shell's name and `shell=`; `exec` the exec family and `-c` lists'
+    # launchers' (`create_subprocess_exec`).
+    "shell": ("system", "popen", "getoutput", "spawn", "exec", "sh", "cmd", "powershell"),
     "sql": tuple(sorted(_RUNNERS)),
 }
 
@@ -1306,7 +1297,8 @@ def _module_wrappers(parsed: PythonFile) -> Wrappers:
     wrappers = parsed.memo.get("wrappers")
     if not isinstance(wrappers, Wrappers):
         wrappers = Wrappers(cast(ast.Module, parsed.tree), parsed.flow.name_of, _SINKS,
-                            kinds=_kinds_in(parsed.text) if parsed.text else None)
+                            kinds=_kinds_in(parsed.text) if parsed.text else None,
+                            normalise=parsed.shapes.normalised)
         parsed.memo["wrappers"] = wrappers
     return wrappers
 

@@ -29,6 +29,7 @@ MAX_PARAMS = 8
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Where a sink takes the value it is dangerous with: the arguments to look at, or [].
 SinkArguments = Callable[[ast.Call, str], list[ast.expr]]
+Normalise = Callable[[ast.Call], tuple[ast.Call, str]]
 
 
 class SinkPath(msgspec.Struct, frozen=True):
@@ -60,8 +61,12 @@ class Wrappers:
 
     def __init__(self, tree: ast.Module, name_of: NameOf,
                  sinks: dict[Kind, SinkArguments], file: str = "",
-                 kinds: frozenset[Kind] | None = None) -> None:
+                 kinds: frozenset[Kind] | None = None,
+                 normalise: Normalise | None = None) -> None:
         self._tree = tree
+        # Calls read as they run (rules/python_calls.py): `partial(subprocess.run,
+        # shell=True)(cmd)` is a shell like `subprocess.run(cmd, shell=True)`.
+        self._normalise = normalise
         # The kinds of sink the module's text names at all (None: any): a module that never
         # mentions a shell has no shell wrapper, and costs no walk for one.
         self._kinds = kinds
@@ -144,8 +149,9 @@ class Wrappers:
 
     def _named_calls(self, function: Function) -> list[tuple[ast.Call, str]]:
         if id(function) not in self._calls:
-            self._calls[id(function)] = [(call, self._name_of(call))
-                                         for call in _calls(function)]
+            self._calls[id(function)] = [
+                self._normalise(call) if self._normalise else (call, self._name_of(call))
+                for call in _calls(function)]
         return self._calls[id(function)]
 
     def _param_path(self, function: Function, param: str,
