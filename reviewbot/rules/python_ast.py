@@ -381,7 +381,7 @@ def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
 
 def _outside_source(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> str | None:
     flow = parsed.flow.at(call)
-    source = source_of(arg, flow, parsed.flow.name_of)
+    source = source_of(arg, flow, parsed.flow.name_of, "code")
     if source == "parameter" and flow.handler:
         source = "request"  # a web handler's parameters are the URL's parts
     return _OUTSIDE.get(source or "")

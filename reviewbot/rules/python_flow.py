@@ -46,13 +46,32 @@ _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
 # with the incoming request.
 _CLIENT_BASES = ("Adapter", "Transport")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
-# Calls that make a path safe to use under a base folder, or a name safe to print.
-SANITISERS = frozenset({
-    "os.path.basename", "werkzeug.utils.secure_filename", "secure_filename",
-    "werkzeug.utils.safe_join", "flask.safe_join", "safe_join", "shlex.quote", "html.escape",
-    "markupsafe.escape", "django.utils.html.escape", "escape", "int", "float", "uuid.UUID",
-    "len", "bool", "hash", "os.path.exists", "os.path.isfile", "os.path.isdir",
-})
+# The sinks a value can be made safe for: a shell command, SQL, a file path, HTML, code
+# (`eval`), a program's argument list (an option).
+SinkKind = Literal["shell", "sql", "path", "html", "code", "option"]
+SINK_KINDS: tuple[SinkKind, ...] = ("shell", "sql", "path", "html", "code", "option")
+_EVERY_KIND = frozenset(SINK_KINDS)
+# Calls that make a value safe, and for which sinks. A conversion (a number, a UUID, a
+# length, a truth value) is safe anywhere; the others only where their kind of text is made:
+# `shlex.quote` quotes for a shell, not a path (`../x` is quoted and still climbs); a file
+# name's cleaning is for paths, not a shell command (`basename("x; rm -rf ~")`); HTML
+# escaping is for HTML, not SQL or a path. Code has no sanitiser; SQL's is a parameter.
+SANITISERS: dict[str, frozenset[SinkKind]] = {
+    **dict.fromkeys(("os.path.basename", "werkzeug.utils.secure_filename",
+                     "secure_filename", "werkzeug.utils.safe_join", "flask.safe_join",
+                     "safe_join"), frozenset({"path"})),
+    **dict.fromkeys(("shlex.quote", "pipes.quote", "shlex.join"), frozenset({"shell"})),
+    **dict.fromkeys(("html.escape", "markupsafe.escape", "django.utils.html.escape",
+                     "django.utils.html.conditional_escape", "conditional_escape", "escape",
+                     "cgi.escape", "xml.sax.saxutils.escape", "bleach.clean"),
+                    frozenset({"html"})),
+    **dict.fromkeys(("psycopg2.extensions.quote_ident", "psycopg2.sql.Identifier",
+                     "psycopg2.sql.Literal", "psycopg.sql.Identifier", "psycopg.sql.Literal",
+                     "pymysql.converters.escape_string", "MySQLdb.escape_string"),
+                    frozenset({"sql"})),
+    **dict.fromkeys(("int", "float", "uuid.UUID", "len", "bool", "hash", "os.path.exists",
+                     "os.path.isfile", "os.path.isdir"), _EVERY_KIND),
+}
 # A path is contained when it is normalised (realpath, abspath, normpath, resolve) and then
 # compared with its base (startswith, is_relative_to, relative_to, commonpath): a prefix
 # test of an unnormalised path lets `base/../secret` through. `commonprefix` is no check:
@@ -71,7 +90,9 @@ class Flow(msgspec.Struct):
     assigned: dict[str, ast.expr] = msgspec.field(default_factory=dict)
     # Names assigned a string built by formatting (f-string, %, .format, +, join).
     formatted: dict[str, ast.expr] = msgspec.field(default_factory=dict)
-    sanitised: set[str] = msgspec.field(default_factory=set)
+    # For a name whose value went through a sanitiser of some kinds (`shlex.quote`): its
+    # source for those kinds, where it is not its source for the others (`tainted`).
+    by_kind: dict[str, dict[SinkKind, Source | None]] = msgspec.field(default_factory=dict)
     # Names assigned a normalised path (realpath, abspath, normpath, resolve), and those
     # of them compared with a base afterwards: contained paths.
     normalised: set[str] = msgspec.field(default_factory=set)
@@ -85,6 +106,14 @@ class Flow(msgspec.Struct):
     handler: bool = False
     # A method of an HTTP client's adapter or transport: its `request` is outgoing.
     outgoing: bool = False
+
+    def source(self, name: str, kind: SinkKind | None) -> Source | None:
+        """Where the name's value comes from, as a sink of this kind sees it (None: any
+        kind, sanitisers of one kind stopping nothing)."""
+        kinds = self.by_kind.get(name)
+        if kind is not None and kinds is not None and kind in kinds:
+            return kinds[kind]
+        return self.tainted.get(name)
 
     def assignments_before(self, name: str, line: int) -> list[ast.expr]:
         """What the name was assigned before `line`, nearest first."""
@@ -229,9 +258,8 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
                     augmented=isinstance(statement, ast.AugAssign))
     elif isinstance(statement, ast.For | ast.AsyncFor) and isinstance(statement.target,
                                                                         ast.Name):
-        source = source_of(statement.iter, flow, qualified)
-        if source:
-            flow.tainted[statement.target.id] = source
+        if source_of(statement.iter, flow, qualified):
+            _bind(flow, statement.target.id, statement.iter, qualified, True)
     elif isinstance(statement, ast.With | ast.AsyncWith):
         for item in statement.items:
             if isinstance(item.optional_vars, ast.Name):
@@ -247,13 +275,7 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, condition
                                              right=value), value)
     flow.assigned[name] = value
     flow.history.setdefault(name, []).append((value.lineno, value))
-    source = source_of(value, flow, qualified)
-    if source is not None:
-        flow.tainted[name] = (strongest(flow.tainted.get(name), source) or source
-                              if conditional else source)
-    elif not conditional:
-        # `path = directory` in an else branch leaves what the if branch put in `path`.
-        flow.tainted.pop(name, None)
+    _bind(flow, name, value, qualified, conditional)
     if is_formatted(value):
         flow.formatted[name] = value
     else:
@@ -262,23 +284,56 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, condition
         flow.normalised.add(name)
     else:
         flow.normalised.discard(name)
-    if isinstance(value, ast.Call) and qualified(value) in SANITISERS:
-        flow.sanitised.add(name)
+
+
+def _bind(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
+          conditional: bool) -> None:
+    """Where the name's value now comes from, for any kind of sink and for each kind a
+    sanitiser in the value serves. A conditional assignment adds to what the name held."""
+    source = source_of(value, flow, qualified)
+    kinds: dict[SinkKind, Source | None] = {}
+    if source is not None and _sanitised_in(value, flow, qualified):
+        kinds = {kind: source_of(value, flow, qualified, kind) for kind in SINK_KINDS}
+    if conditional:
+        kinds = {kind: strongest(flow.source(name, kind), kinds.get(kind, source))
+                 for kind in SINK_KINDS} if kinds or name in flow.by_kind else {}
+        source = strongest(flow.tainted.get(name), source)
+    if source is None:
+        # `path = directory` in an else branch leaves what the if branch put in `path`.
+        flow.tainted.pop(name, None)
     else:
-        flow.sanitised.discard(name)
+        flow.tainted[name] = source
+    kinds = {kind: found for kind, found in kinds.items() if found != source}
+    if kinds and source is not None:
+        flow.by_kind[name] = kinds
+    else:
+        flow.by_kind.pop(name, None)
 
 
-def source_of(expr: ast.expr, flow: Flow, qualified: NameOf) -> Source | None:
-    """The strongest source any part of the expression comes from (None: the program's own)."""
+def _sanitised_in(value: ast.expr, flow: Flow, qualified: NameOf) -> bool:
+    """Whether a sanitiser of some kinds, or a name that went through one, is in the value."""
+    return any((isinstance(node, ast.Call) and qualified(node) in SANITISERS)
+               or (isinstance(node, ast.Name) and node.id in flow.by_kind)
+               for node in walk(value))
+
+
+def source_of(expr: ast.expr, flow: Flow, qualified: NameOf,
+              kind: SinkKind | None = None) -> Source | None:
+    """The strongest source any part of the expression comes from, as a sink of this kind
+    sees it (None: the program's own). Without a kind only conversions (`int`) stop it."""
     best: Source | None = None
     pending: list[ast.AST] = [expr]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Call) and qualified(node) in SANITISERS:
-            continue  # what a sanitiser returns is the program's own
-        best = strongest(best, _direct_source(node, flow, qualified))
+        if isinstance(node, ast.Call) and _serves(SANITISERS.get(qualified(node)), kind):
+            continue  # what a sanitiser returns is the program's own, for its kind of sink
+        best = strongest(best, _direct_source(node, flow, qualified, kind))
         pending.extend(_carriers(node))
     return best
+
+
+def _serves(kinds: frozenset[SinkKind] | None, kind: SinkKind | None) -> bool:
+    return kinds is not None and (kinds == _EVERY_KIND or kind in kinds)
 
 
 def _carriers(node: ast.AST) -> list[ast.AST]:
@@ -304,12 +359,13 @@ _ATTRIBUTE_SOURCES: dict[str, Source] = {"sys.argv": "argv", "os.environ": "envi
                                          "request": "request"}
 
 
-def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | None:
+def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf,
+                   kind: SinkKind | None = None) -> Source | None:
     if isinstance(node, ast.Name):
-        if node.id in flow.sanitised:
-            return None
         incoming = node.id == "request" and not flow.outgoing
-        return flow.tainted.get(node.id) or ("request" if incoming else None)
+        if node.id in flow.tainted:
+            return flow.source(node.id, kind)
+        return "request" if incoming else None
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
         if flow.outgoing and dotted.startswith("request."):
@@ -349,6 +405,48 @@ def is_formatted(expr: ast.expr) -> bool:
             return True
         if expr.func.attr == "join" and isinstance(expr.func.value, ast.Constant):
             return bool(expr.args) and not _all_constant(expr.args[0])
+    return False
+
+
+def formatted_for(expr: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
+    """Built by formatting with a value that is not made safe for this kind of sink: every
+    value a sanitiser of the kind returns (`f"ls {shlex.quote(name)}"` for a shell) is
+    text the program chose."""
+    return is_formatted(expr) and not all(
+        _safe_for(part, flow, qualified, kind) for part in _formatted_values(expr))
+
+
+def _formatted_values(expr: ast.expr) -> list[ast.expr]:
+    """The values a formatted string puts into its text."""
+    if isinstance(expr, ast.JoinedStr):
+        return [v.value for v in expr.values if isinstance(v, ast.FormattedValue)]
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
+        right = expr.right
+        values = right.elts if isinstance(right, ast.Tuple) else \
+            [v for v in right.values if v is not None] if isinstance(right, ast.Dict) else [right]
+        return [expr.left, *values]
+    if isinstance(expr, ast.BinOp):
+        return [*_formatted_values(expr.left), *_formatted_values(expr.right)] \
+            if is_formatted(expr.left) or is_formatted(expr.right) else [expr.left, expr.right]
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if expr.func.attr == "format":
+            return [*expr.args, *(k.value for k in expr.keywords)]
+        return list(expr.args[:1])
+    return [expr]
+
+
+def _safe_for(part: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
+    """A constant, a sanitiser's value for this kind, or a name holding one."""
+    if isinstance(part, ast.Constant):
+        return True
+    if isinstance(part, ast.Call):
+        return _serves(SANITISERS.get(qualified(part)), kind)
+    if isinstance(part, ast.Name):
+        kinds = flow.by_kind.get(part.id)
+        value = flow.assigned.get(part.id)
+        return (kinds is not None and kind in kinds and kinds[kind] is None) or (
+            part.id not in flow.tainted and isinstance(value, ast.Call)
+            and _serves(SANITISERS.get(qualified(value)), kind))
     return False
 
 

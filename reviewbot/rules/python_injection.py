@@ -39,7 +39,15 @@ from reviewbot.rules.python_ast import (
     rule,
     string_kind,
 )
-from reviewbot.rules.python_flow import Flow, Source, is_formatted, literal_text, source_of
+from reviewbot.rules.python_flow import (
+    Flow,
+    SinkKind,
+    Source,
+    formatted_for,
+    is_formatted,
+    literal_text,
+    source_of,
+)
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 from reviewbot.schema import Severity
@@ -63,30 +71,33 @@ class Use(msgspec.Struct, frozen=True):
     chain: tuple[ast.expr, ...]
     source: Source | None
     flow: Flow
+    # Built by formatting with a value not made safe for the sink's kind (`f"ls {x}"`, not
+    # `f"ls {shlex.quote(x)}"` for a shell).
+    formatted: bool = False
 
-    @property
-    def formatted(self) -> bool:
-        return is_formatted(self.value)
 
-
-def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> Use:
+def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr,
+           kind: SinkKind) -> Use:
+    """The value as a sink of this kind sees it: a sanitiser of another kind stops nothing."""
     flow = parsed.flow.at(call)
     value = arg
     if isinstance(arg, ast.Name):
         before = flow.assignments_before(arg.id, call.lineno)
         if before and (is_formatted(before[0]) or string_kind(before[0]) == "constant"):
             value = before[0]
-    source = source_of(arg, flow, parsed.flow.name_of)
+    source = source_of(arg, flow, parsed.flow.name_of, kind)
     if source == "parameter" and flow.handler:
         source = "request"  # a web handler's parameters are the URL's parts
     return Use(call=call, name=name, value=value,
-               chain=_chain(arg, call.lineno, flow, parsed), source=source, flow=flow)
+               chain=_chain(arg, call.lineno, flow, parsed, kind), source=source, flow=flow,
+               formatted=formatted_for(value, flow, parsed.flow.name_of, kind))
 
 
 _MAX_CHAIN = 8
 
 
-def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[ast.expr, ...]:
+def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
+           kind: SinkKind) -> tuple[ast.expr, ...]:
     """The assignments before `line` of the names in `arg` that carry input or formatting,
     followed back through the names they use."""
     found: list[ast.expr] = []
@@ -98,7 +109,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[as
             continue
         seen.add((name, before))
         for value in flow.assignments_before(name, before):
-            if is_formatted(value) or source_of(value, flow, parsed.flow.name_of):
+            if is_formatted(value) or source_of(value, flow, parsed.flow.name_of, kind):
                 found.append(value)
                 pending += [(n.id, value.lineno) for n in walk(value)
                             if isinstance(n, ast.Name)]
@@ -128,7 +139,7 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
         shell = shell_command(call, name, _assigned(parsed, call))
         if shell is None:
             continue
-        use = use_of(parsed, call, name, shell.command)
+        use = use_of(parsed, call, name, shell.command, "shell")
         severity = _shell_severity(use, shell.always)
         if severity is None:
             continue
@@ -142,7 +153,7 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
 
 
     for call, name, arg, param, path in _wrapped(parsed, "shell"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "shell")
         if not (use.formatted or use.source in _OUTSIDE):
             continue  # a value passed along: the wrapper's own call site is where it is built
         what = ("the command is built by string formatting" if use.formatted else
@@ -167,7 +178,7 @@ def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
         if method not in _REMOTE_SHELL_METHODS or not isinstance(call.func, ast.Attribute) \
                 or not call.args or _module_wrappers(parsed).defines(method):
             continue
-        use = use_of(parsed, call, name, call.args[0])
+        use = use_of(parsed, call, name, call.args[0], "shell")
         severity = _shell_severity(use, True)
         if severity is None or not (use.formatted or use.source in _OUTSIDE):
             continue
@@ -212,10 +223,11 @@ def _assigned(parsed: PythonFile, call: ast.Call) -> Assigned:
 
 
 def _shell_severity(use: Use, always: bool) -> Severity | None:
-    """None: a constant command given to a function that always uses a shell."""
+    """None: a constant command given to a function that always uses a shell (or one whose
+    every value is quoted for the shell: the program's own text)."""
     if use.formatted or use.source in _OUTSIDE:
         return "error"
-    if string_kind(use.value) == "constant":
+    if string_kind(use.value) == "constant" or is_formatted(use.value):
         return None if always else "info"
     return "warning"
 
@@ -227,7 +239,7 @@ def _shell_message(use: Use) -> str:
                           ": any input in it can run other commands.")
     if use.source:
         return message + f" and the command comes{_from(use.source)}."
-    if string_kind(use.value) == "constant":
+    if string_kind(use.value) == "constant" or is_formatted(use.value):
         return message + "."
     return message + " with a command that is not a constant."
 
@@ -257,7 +269,7 @@ def _option_injection(parsed: PythonFile) -> Iterator[Report]:
             if (isinstance(element, ast.Starred) or string_kind(element) == "constant"
                     or _fused_option(element) or _option_value(before)):
                 continue
-            use = use_of(parsed, call, name, element)
+            use = use_of(parsed, call, name, element, "option")
             if use.source is None or _dash_checked(parsed, call, element):
                 continue
             severity: Severity = "warning" if use.source in _OUTSIDE else "info"
@@ -281,7 +293,7 @@ def _split_commands(parsed: PythonFile) -> Iterator[Report]:
         text = _split_text(parsed, call, first_arg(call, "args"))
         if text is None:
             continue
-        use = use_of(parsed, call, name, text)
+        use = use_of(parsed, call, name, text, "option")
         if not use.formatted or use.source is None:
             continue
         yield from _report(parsed, use, "warning" if use.source in _OUTSIDE else "info", (
@@ -405,14 +417,14 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
                 or (method == "raw" and _module_function(call, parsed)):
             continue
         for arg in _sql_arguments(call, method):
-            use = use_of(parsed, call, method, arg)
+            use = use_of(parsed, call, method, arg, "sql")
             found = _sql_finding(parsed, use, method)
             if found is not None:
                 reported.update(id(node) for part in (use.value, *use.chain)
                                 for node in walk(part))
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "sql"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "sql")
         text = literal_text(use.value, parsed.constants)
         if not ((use.formatted and _SQL.search(text)) or use.source in _OUTSIDE):
             continue
@@ -738,12 +750,12 @@ _RESOURCE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources
 def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
         for arg in _path_arguments(parsed, call, name):
-            use = use_of(parsed, call, name, arg)
+            use = use_of(parsed, call, name, arg, "path")
             found = _path_finding(parsed, use)
             if found is not None:
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "path"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "path")
         names = {n.id for n in walk(use.value) if isinstance(n, ast.Name)}
         if use.source not in ("request", "archive") or names & use.flow.checked:
             continue
@@ -894,8 +906,8 @@ def _condition(test: ast.expr) -> str:
 
 def _direct_request(use: Use, parsed: PythonFile) -> bool:
     """The path holds request data itself, not only a handler's parameters."""
-    return source_of(use.value, Flow(tainted={}), parsed.flow.name_of) == "request" or any(
-        use.flow.tainted.get(n.id) == "request" for n in walk(use.value)
+    return source_of(use.value, Flow(tainted={}), parsed.flow.name_of, "path") == "request" \
+        or any(use.flow.source(n.id, "path") == "request" for n in walk(use.value)
         if isinstance(n, ast.Name))
 
 
@@ -927,7 +939,7 @@ def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
 
 
 def _tainted(node: ast.AST, flow: Flow) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in flow.tainted and n.id not in flow.sanitised
+    return any(isinstance(n, ast.Name) and flow.source(n.id, "path") is not None
                for n in walk(node))
 
 
@@ -1023,7 +1035,7 @@ def _xss(parsed: PythonFile) -> Iterator[Report]:
         if arg is None or not (name in _MARK_SAFE or name in _FORMAT_HTML
                                or name in _TEMPLATE_STRINGS or name in _RESPONSES):
             continue
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "html")
         found = _html_finding(use)
         if found is not None:
             yield from _report(parsed, use, found[0], found[1], _ESCAPE_HINT)
@@ -1049,7 +1061,7 @@ def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
         flow = parsed.flow.at(node)
         values = [n for n in walk(node) if isinstance(n, ast.Name)
                   and not _escaped(n, node, parsed)]
-        sources = [source_of(n, flow, parsed.flow.name_of) for n in values]
+        sources = [source_of(n, flow, parsed.flow.name_of, "html") for n in values]
         outside = [s for s in sources if s in _OUTSIDE] or (
             ["request"] if flow.handler and any(sources) else [])
         if not outside or _written_to_text_files(node, parsed):
@@ -1092,6 +1104,8 @@ def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
         return ("error" if outside else "warning",
                 f"`{name}` marks text built{_from(use.source)} as safe HTML: input in it is "
                 "not escaped (XSS).")
+    if is_formatted(use.value):
+        return None  # every value in it is escaped
     return ("info", f"`{name}` marks a value as safe HTML; check nothing in it comes from "
                     "input.")
 

@@ -119,7 +119,7 @@ class Wrappers:
         steps = self._steps(kind, function, depth)
         # A function with no sink and no wrapper call in it costs no flow (most of them).
         for param in _params(function)[:MAX_PARAMS] if steps else ():
-            path = self._param_path(function, param, steps)
+            path = self._param_path(kind, function, param, steps)
             if path is not None:
                 found[param] = path
         self._memo[key] = found
@@ -154,16 +154,17 @@ class Wrappers:
                 for call in _calls(function)]
         return self._calls[id(function)]
 
-    def _param_path(self, function: Function, param: str,
+    def _param_path(self, kind: Kind, function: Function, param: str,
                     steps: list[_Step]) -> SinkPath | None:
         flow = flow_for(function, [param], self._name_of)
         for step in steps:
-            if any(self._from(arg, flow) for arg in step.arguments):
+            if any(self._from(arg, flow, kind) for arg in step.arguments):
                 return step.path
         return None
 
-    def _from(self, arg: ast.expr, flow: Flow) -> bool:
-        return source_of(arg, flow, self._name_of) == "parameter"
+    def _from(self, arg: ast.expr, flow: Flow, kind: Kind) -> bool:
+        """The parameter reaches the argument, past no sanitiser of the sink's kind."""
+        return source_of(arg, flow, self._name_of, kind) == "parameter"
 
 
 def _callee(call: ast.Call) -> str | None:
