@@ -17,7 +17,8 @@ from typing import Literal
 
 import msgspec
 
-from reviewbot.code.python_walk import children, own_nodes, statements, walk
+from reviewbot.code.python_walk import children, statements, walk
+from reviewbot.rules.python_guards import Check, Facts, Layout, normalises, note
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
@@ -72,12 +73,6 @@ SANITISERS: dict[str, frozenset[SinkKind]] = {
     **dict.fromkeys(("int", "float", "uuid.UUID", "len", "bool", "hash", "os.path.exists",
                      "os.path.isfile", "os.path.isdir"), _EVERY_KIND),
 }
-# A path is contained when it is normalised (realpath, abspath, normpath, resolve) and then
-# compared with its base (startswith, is_relative_to, relative_to, commonpath): a prefix
-# test of an unnormalised path lets `base/../secret` through. `commonprefix` is no check:
-# it compares characters, so `/srv/static-private` is "inside" `/srv/static`.
-_NORMALISERS = frozenset({"realpath", "abspath", "normpath", "resolve"})
-_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "relative_to"})
 _HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
                        "view_config", "websocket")
 
@@ -96,10 +91,13 @@ class Flow(msgspec.Struct):
     # Names assigned a normalised path (realpath, abspath, normpath, resolve), and those
     # of them compared with a base afterwards: contained paths.
     normalised: set[str] = msgspec.field(default_factory=set)
-    checked: set[str] = msgspec.field(default_factory=set)
-    # Names compared with a base only inside an `if` on something else (a flag, a setting):
-    # the condition, first one seen. The check does not run on every path.
-    flag_checked: dict[str, ast.expr] = msgspec.field(default_factory=dict)
+    # The checks the function makes, in statement order, and names holding a check's
+    # result (`inside = path.startswith(base)`): rules/python_guards.py says which of them
+    # control a sink.
+    checks: list[Check] = msgspec.field(default_factory=list)
+    check_values: dict[str, tuple[Facts, Facts]] = msgspec.field(default_factory=dict)
+    body: list[ast.stmt] = msgspec.field(default_factory=list)
+    layout: Layout | None = None
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = msgspec.field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
@@ -208,7 +206,7 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
 
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
              outgoing: bool = False) -> Flow:
-    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing)
+    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing, body=body)
     for statement, conditional, guards in sorted(_statements(body, False),
                                                  key=lambda s: (s[0].lineno, s[0].col_offset)):
         _step(flow, statement, qualified, conditional, guards)
@@ -246,7 +244,7 @@ def _statements(body: list[ast.stmt], conditional: bool,
 
 def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
           guards: Guards = ()) -> None:
-    _note_checks(flow, statement, guards)
+    note(flow, statement, guards, qualified)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
         if value is None:
@@ -280,7 +278,7 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, condition
         flow.formatted[name] = value
     else:
         flow.formatted.pop(name, None)
-    if _normalises(value):
+    if normalises(value):
         flow.normalised.add(name)
     else:
         flow.normalised.discard(name)
@@ -486,41 +484,6 @@ def _has_text(expr: ast.expr) -> bool:
 def _all_constant(expr: ast.expr) -> bool:
     return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
                           | ast.Dict | ast.expr_context) for n in walk(expr))
-
-
-def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
-    """Names this statement compares with a base after normalising them. Inside an `if` on
-    neither the name nor input (`if not self._follow_symlinks:`), the check runs only
-    sometimes: the name is `flag_checked`, not checked."""
-    for node in own_nodes(statement, handlers=True):
-        if not (isinstance(node, ast.Call) and _called(node) in _CHECKS):
-            continue
-        parts = [*node.args, *(k.value for k in node.keywords)]
-        if isinstance(node.func, ast.Attribute):
-            parts.append(node.func.value)
-        for part in parts:
-            inline = _normalises(part)
-            for name in {n.id for n in walk(part) if isinstance(n, ast.Name)
-                         and (inline or n.id in flow.normalised)}:
-                flag = next((g for g in guards if not _about(g, name, flow)), None)
-                if flag is None:
-                    flow.checked.add(name)
-                else:
-                    flow.flag_checked.setdefault(name, flag)
-
-
-def _about(test: ast.expr, name: str, flow: Flow) -> bool:
-    """Whether an `if` test looks at the name or at input (then it decides about the path)."""
-    return any(isinstance(n, ast.Name) and (n.id == name or n.id in flow.tainted)
-               for n in walk(test))
-
-
-def _called(call: ast.Call) -> str:
-    return _dotted(call.func).rsplit(".", 1)[-1]
-
-
-def _normalises(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and _called(n) in _NORMALISERS for n in walk(expr))
 
 
 # What a web framework's request is called when a parameter is annotated with it.

@@ -48,6 +48,7 @@ from reviewbot.rules.python_flow import (
     literal_text,
     source_of,
 )
+from reviewbot.rules.python_guards import controls, unruled_flag
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 from reviewbot.schema import Severity
@@ -372,17 +373,10 @@ def _option_value(before: ast.expr) -> bool:
 
 
 def _dash_checked(parsed: PythonFile, call: ast.Call, element: ast.expr) -> bool:
-    """The function tests the value for a leading `-` (`if rev.startswith("-"): raise`)."""
+    """A test of the value for a leading `-` controls the call (`if rev.startswith("-"):
+    raise` before it)."""
     names = {n.id for n in walk(element) if isinstance(n, ast.Name)}
-    function = parsed.flow.function_at(call)
-    for node in walk(function) if function is not None else ():
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "startswith" and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in names and node.args
-                and isinstance(node.args[0], ast.Constant)
-                and str(node.args[0].value).startswith("-")):
-            return True
-    return False
+    return controls(parsed.flow.at(call), names, call, "no-dash")
 
 
 # --- SQL ---------------------------------------------------------------------------------
@@ -757,7 +751,8 @@ def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
     for call, name, arg, param, path in _wrapped(parsed, "path"):
         use = use_of(parsed, call, name, arg, "path")
         names = {n.id for n in walk(use.value) if isinstance(n, ast.Name)}
-        if use.source not in ("request", "archive") or names & use.flow.checked:
+        if use.source not in ("request", "archive") \
+                or controls(use.flow, names, use.call, "contained"):
             continue
         yield from _report(parsed, use, "error" if _direct_request(use, parsed) else "warning", (
             f"{path.describe(name, param)}, which uses it as a file path, and the path comes"
@@ -796,15 +791,18 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
         return None  # a command-line tool opens the files its user names
     names = {n.id for part in (use.value, *use.call.args[:1]) for n in walk(part)
              if isinstance(n, ast.Name)}
-    if names & use.flow.checked:
-        return None  # normalised and compared with its base folder
+    if controls(use.flow, names, use.call, "contained"):
+        return None  # normalised and compared with its base folder, before the sink
     suggestion = ("Resolve the path and check it stays under the base folder "
                   "(Path(base, name).resolve().is_relative_to(base)), or use "
                   "werkzeug.utils.safe_join / secure_filename.")
-    flag = next((use.flow.flag_checked[n] for n in sorted(names & use.flow.flag_checked.keys())),
-                None)
+    flag = unruled_flag(use.flow, names, "contained")
     if flag is not None and use.source in ("request", "archive"):
-        return ("warning", f"`{use.name}` uses a file path built{_from(use.source)} whose check "
+        # A check that runs only under a setting is no check when the setting is off: the
+        # severity of no check at all.
+        severity: Severity = "error" if use.source == "request" \
+            and _direct_request(use, parsed) else "warning"
+        return (severity, f"`{use.name}` uses a file path built{_from(use.source)} whose check "
                            "that it stays in its folder runs only when "
                            f"{_condition(flag)}: otherwise `../` in it reaches any "
                            "file the process can (path traversal).",

@@ -25,7 +25,8 @@ SHELL_TWINS = {
     "a true string": "    subprocess.run(f'ping {host}', shell='yes')\n",
     "a dict spread": "    subprocess.run(f'ping {host}', **{'shell': True})\n",
     "a dict() spread": "    subprocess.run(f'ping {host}', **dict(shell=True))\n",
-    "a name bound to a dict": "    opts = {'shell': True}\n    subprocess.run(f'ping {host}', **opts)\n",
+    "a name bound to a dict": "    opts = {'shell': True}\n"
+                              "    subprocess.run(f'ping {host}', **opts)\n",
     "a constant flag": "    SHELL = True\n    subprocess.run(f'ping {host}', shell=SHELL)\n",
     "a negated false": "    subprocess.run(f'ping {host}', shell=not False)\n",
     "Popen's ninth argument": "    subprocess.Popen(f'ping {host}', -1, None, None, None, None, "
@@ -34,7 +35,8 @@ SHELL_TWINS = {
     "a name bound to the function": "    fn = subprocess.run\n    fn(f'ping {host}', shell=True)\n",
     "a name bound through getattr": "    fn = getattr(subprocess, 'Popen')\n"
                                     "    fn(f'ping {host}', shell=True)\n",
-    "an alias of the module": "    import subprocess as sp\n    sp.run(f'ping {host}', shell=True)\n",
+    "an alias of the module": "    import subprocess as sp\n"
+                              "    sp.run(f'ping {host}', shell=True)\n",
     "an imported function renamed": "    from subprocess import run as r\n"
                                     "    r(f'ping {host}', shell=True)\n",
     "partial, inline": "    functools.partial(subprocess.run, shell=True)(f'ping {host}')\n",
@@ -44,7 +46,8 @@ SHELL_TWINS = {
                             "    b = functools.partial(a, shell=True)\n    b(f'ping {host}')\n",
     "sh -c in an argument list": "    subprocess.run(['sh', '-c', f'ping {host}'])\n",
     "bash -lc by its path": "    subprocess.run(['/bin/bash', '-lc', f'ping {host}'])\n",
-    "an argument list in a name": "    argv = ['sh', '-c', f'ping {host}']\n    subprocess.run(argv)\n",
+    "an argument list in a name": "    argv = ['sh', '-c', f'ping {host}']\n"
+                                  "    subprocess.run(argv)\n",
     "a shell under env": "    subprocess.run(['env', 'X=1', 'sh', '-c', f'ping {host}'])\n",
     "a shell as the executable": "    subprocess.run(['x', '-c', f'ping {host}'], "
                                  "executable='/bin/sh')\n",
