@@ -21,6 +21,8 @@ import msgspec
 
 from reviewbot.code.python_walk import walk
 from reviewbot.rules.imported import (
+    Target,
+    candidates,
     is_project_module,
     module_wrappers,
     project_aliases,
@@ -1318,20 +1320,32 @@ def _module_wrappers(parsed: PythonFile) -> Wrappers:
 def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None:
     """The wrappers of the project module a call's function comes from, and the function's
     name there, when the call hands it formatted text or outside input; asked once a call."""
-    memo = cast(dict[int, tuple[Wrappers, str] | None], parsed.memo.setdefault("imported", {}))
-    if id(call) not in memo:
-        memo[id(call)] = None
-        aliases = parsed.memo.get("project_aliases")
-        if not isinstance(aliases, dict):
-            aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
-            parsed.memo["project_aliases"] = aliases
+    followed = _followed(parsed)
+    target = followed.get(id(call))
+    if target is None:
+        return None
+    module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
+    return None if module is None else (module, target.function)
+
+
+def _followed(parsed: PythonFile) -> dict[int, Target]:
+    """The calls of the file's scope worth following into a project module, each with its
+    target; all their modules read in one batch."""
+    followed = parsed.memo.get("followed")
+    if isinstance(followed, dict):
+        return cast(dict[int, Target], followed)
+    aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
+    found: dict[int, Target] = {}
+    for call, _name in parsed.scope_calls:
         target = target_of(call, aliases)
         if target is not None and is_project_module(parsed.project, target.module) \
                 and any(_worth_following(parsed, call, arg) for arg in
                         (*call.args, *(k.value for k in call.keywords))):
-            module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
-            memo[id(call)] = None if module is None else (module, target.function)
-    return memo[id(call)]
+            found[id(call)] = target
+    parsed.project.prefetch([path for target in found.values()
+                             for path in candidates(target.module)])
+    parsed.memo["followed"] = found
+    return found
 
 
 def _worth_following(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> bool:
