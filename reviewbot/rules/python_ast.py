@@ -26,6 +26,10 @@ from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, Rule, RuleBase, RuleInfo
 from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
+from reviewbot.rules.python_loaders import LOADER_CLASSES as YAML_LOADER_CLASSES
+from reviewbot.rules.python_loaders import LOADING as YAML_LOADING
+from reviewbot.rules.python_loaders import UNSAFE as UNSAFE_YAML
+from reviewbot.rules.python_loaders import loader_of, safe_loader
 from reviewbot.schema import Category, Severity
 
 StringKind = Literal["formatted", "constant", "dynamic"]
@@ -389,21 +393,23 @@ def _outside_source(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> str | 
 
 _DESERIALISERS = frozenset({
     "pickle.load", "pickle.loads", "pickle.Unpickler", "cPickle.load", "cPickle.loads",
-    "dill.load", "dill.loads", "marshal.load", "marshal.loads", "shelve.open",
-    "jsonpickle.decode", "yaml.unsafe_load", "pandas.read_pickle",
+    "_pickle.load", "_pickle.loads", "_pickle.Unpickler", "cloudpickle.load",
+    "cloudpickle.loads", "dill.load", "dill.loads", "marshal.load", "marshal.loads",
+    "shelve.open", "jsonpickle.decode", "pandas.read_pickle", *UNSAFE_YAML,
 })
-_SAFE_YAML = re.compile(r"Safe|CSafe|BaseLoader")
 # The ones that take the data itself (a path, `shelve.open("db")`, names a file to read).
-_FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "dill.loads", "marshal.loads",
-                        "jsonpickle.decode", "yaml.load", "yaml.unsafe_load"})
+_FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "_pickle.loads", "cloudpickle.loads",
+                        "dill.loads", "marshal.loads", "jsonpickle.decode", *YAML_LOADING,
+                        *UNSAFE_YAML})
 
 
 def _unsafe_deserialisation(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        unsafe = name in _DESERIALISERS
-        if name == "yaml.load":
-            loader = keyword_arg(call, "Loader") or (call.args[1] if len(call.args) > 1 else None)
-            unsafe = loader is None or not _SAFE_YAML.search(ast.unparse(loader))
+        unsafe = name in _DESERIALISERS or (name in YAML_LOADER_CLASSES and bool(call.args))
+        if name in YAML_LOADING:
+            function = enclosing_function(parsed.tree, call.lineno) if parsed.tree else None
+            unsafe = not safe_loader(loader_of(call), parsed.shapes, parsed.tree, function,
+                                     call.lineno)
         # Data written in the source (a test's YAML) is the program, not input to it.
         if unsafe and not (name in _FROM_DATA and isinstance(first_arg(call), ast.Constant)):
             yield (call, None, f"`{name}` can run arbitrary code while loading untrusted data.",
@@ -521,8 +527,9 @@ _TREE_RULES = (
     rule("python.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
          "pickle, marshal and yaml.load run code from the data they load.",
          _unsafe_deserialisation,
-         (line_pattern(r"\b(c?[Pp]ickle|dill|marshal)\.loads?\s*\(|\byaml\.load\s*\("
-                       r"(?![^)]*Safe)", "This loader can run code from the data it loads."),)),
+         (line_pattern(r"\b(c?[Pp]ickle|dill|marshal)\.loads?\s*\(|\byaml\.(unsafe_)?load"
+                       r"(_all)?\s*\((?![^)]*Safe)",
+                       "This loader can run code from the data it loads."),)),
     rule("python.weak-hash", "MD5/SHA-1 hash", "info", "security",
          "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash,
          (line_pattern(r"\b(hashlib\.(md5|sha1)|md5\.new|sha\.new)\s*\(",

@@ -107,3 +107,39 @@ def test_eval_in_another_shape_is_the_same_error(twin: str) -> None:
     plain = _found(EVAL_PLAIN, "python.eval-exec")
     assert plain == {("python.eval-exec", "error")}
     assert _found(twin, "python.eval-exec") == plain
+
+
+LOADERS = ("import yaml\nfrom yaml import Loader as SafeLoader\nNotSafeLoader = yaml.Loader\n\n\n"
+           "class Mine(yaml.Loader):\n    pass\n\n\nclass Safe(yaml.SafeLoader):\n    pass\n\n\n"
+           "def load(data, loader=yaml.UnsafeLoader):\n")
+YAML_PLAIN = "    return yaml.load(data, Loader=yaml.Loader)\n"
+YAML_TWINS = {
+    "no loader": "    return yaml.load(data)\n",
+    "load_all": "    return yaml.load_all(data)\n",
+    "unsafe_load_all": "    return yaml.unsafe_load_all(data)\n",
+    "a module-level name for the loader": "    return yaml.load(data, Loader=NotSafeLoader)\n",
+    "the loader imported as SafeLoader": "    return yaml.load(data, Loader=SafeLoader)\n",
+    "a class of one's own over the loader": "    return yaml.load(data, Loader=Mine)\n",
+    "a parameter's default": "    return yaml.load(data, Loader=loader)\n",
+    "a local name, positionally": "    unsafe = yaml.UnsafeLoader\n"
+                                  "    return yaml.load_all(data, unsafe)\n",
+    "the loader built on the stream": "    return yaml.Loader(data).get_single_data()\n",
+    "load renamed": "    from yaml import load as read\n    return read(data, yaml.Loader)\n",
+}
+
+
+@pytest.mark.parametrize("twin", YAML_TWINS.values(), ids=YAML_TWINS.keys())
+def test_an_unsafe_yaml_loader_under_another_name_is_the_same_finding(twin: str) -> None:
+    plain = _found(YAML_PLAIN, "python.unsafe-deserialization", LOADERS)
+    assert plain == {("python.unsafe-deserialization", "warning")}
+    assert _found(twin, "python.unsafe-deserialization", LOADERS) == plain
+
+
+@pytest.mark.parametrize("near", [
+    "    return yaml.load(data, Loader=yaml.SafeLoader)\n",
+    "    return yaml.load_all(data, Loader=yaml.CSafeLoader)\n",
+    "    return yaml.load(data, Loader=Safe)\n",
+    "    return yaml.safe_load(data)\n",
+])
+def test_a_safe_yaml_loader_stays_quiet(near: str) -> None:
+    assert _found(near, "python.unsafe-deserialization", LOADERS) == set()
