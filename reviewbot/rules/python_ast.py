@@ -113,7 +113,7 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
         shapes.normalised(node) for function in partly for node in walk(function)
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
-                      scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
+                      scope_calls=scope_calls, flow=FlowIndex(tree, name_of, text or ""),
                       library=library, test_code=test_code, changed=lines,
                       constants=module_constants(tree), text=text or "", tree=tree,
                       path=path, project=project, shapes=shapes)

@@ -19,6 +19,7 @@ import msgspec
 
 from reviewbot.code.python_walk import children, statements, walk
 from reviewbot.rules.python_guards import Check, Facts, Layout, normalises, note
+from reviewbot.rules.python_routes import registered_views
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
@@ -124,9 +125,12 @@ NameOf = Callable[[ast.Call], str]
 class FlowIndex:
     """The flow of the function around a node, computed when first asked for."""
 
-    def __init__(self, tree: ast.Module, name_of: NameOf) -> None:
+    def __init__(self, tree: ast.Module, name_of: NameOf, text: str = "") -> None:
         self._tree = tree
         self._name_of = name_of
+        self._text = text
+        # Views registered without a decorator (`app.add_url_rule(..., view_func=show)`).
+        self._registered: frozenset[str] = frozenset()
         self._scanned = False
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._handler_methods: set[int] = set()
@@ -137,6 +141,7 @@ class FlowIndex:
         """The file's functions, smallest first, and which are methods of request-handler
         classes (tornado, Django and Flask class-based views): one walk, when first needed."""
         self._scanned = True
+        self._registered = registered_views(self._tree, self._text)
         for node in statements(self._tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions.append(node)
@@ -144,7 +149,8 @@ class FlowIndex:
                 bases = [_dotted(base) for base in node.bases]
                 methods = [item for item in node.body
                            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)]
-                if any(base.endswith(_HANDLER_BASES) for base in bases):
+                if any(base.endswith(_HANDLER_BASES) for base in bases) \
+                        or node.name in self._registered:
                     self._handler_methods |= {id(item) for item in methods
                                               if item.name in _HANDLER_METHODS}
                 elif any(base.endswith(_CLIENT_BASES) for base in bases):
@@ -181,6 +187,7 @@ class FlowIndex:
         outgoing = id(function) in self._client_methods
         flow = _flow_of(function.body, params, self._name_of, outgoing)
         flow.handler = not outgoing and (id(function) in self._handler_methods
+                                         or function.name in self._registered
                                          or _is_handler(function, params))
         return flow
 

@@ -1019,6 +1019,11 @@ _RESPONSES = frozenset({
     "django.http.HttpResponse", "HttpResponse", "flask.make_response", "make_response",
     "flask.Response", "werkzeug.Response", "werkzeug.wrappers.Response",
     "starlette.responses.HTMLResponse", "fastapi.responses.HTMLResponse", "HTMLResponse"})
+# Calls that send a file to a browser, which renders it as its type says.
+_SENDERS = frozenset({"flask.send_file", "send_file", "flask.send_from_directory",
+                      "send_from_directory", "starlette.responses.FileResponse",
+                      "fastapi.responses.FileResponse", "FileResponse",
+                      "aiohttp.web.FileResponse", "django.http.FileResponse"})
 _HTML = re.compile(r"<\s*/?\s*[a-zA-Z]")
 _ESCAPE_HINT = ("Escape the values (format_html(\"<b>{}</b>\", value), markupsafe.escape) "
                 "or render a template with autoescaping.")
@@ -1172,9 +1177,17 @@ def _text_template(parsed: PythonFile, call: ast.AST | None, attribute: ast.AST 
 
 
 def _serves_pages(parsed: PythonFile) -> bool:
-    """The module has a web handler or makes a response."""
+    """The module has a web handler, makes a response or sends a file."""
+    served = parsed.memo.get("serves_pages")
+    if isinstance(served, bool):
+        return served
+    parsed.memo["serves_pages"] = served = _finds_page(parsed)
+    return served
+
+
+def _finds_page(parsed: PythonFile) -> bool:
     for node in walk(cast(ast.Module, parsed.tree)):
-        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _RESPONSES:
+        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _RESPONSES | _SENDERS:
             return True
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
                 and parsed.flow.at(node.body[0]).handler:
@@ -1193,7 +1206,11 @@ def _parents(parsed: PythonFile) -> dict[int, ast.AST]:
 
 def _written_to_text_files(node: ast.AST, parsed: PythonFile) -> bool:
     """HTML assigned to a name that its function only writes to files with a text name
-    (`body` written to `.pr-comment.md`): a Markdown file or a comment body, not a page."""
+    (`body` written to `.pr-comment.md`): a Markdown file or a comment body, not a page,
+    in a module that serves none (a file's name cannot make HTML a view sends into text:
+    `send_file("notes.md", mimetype="text/html")`)."""
+    if _serves_pages(parsed):
+        return False
     assign = _parents(parsed).get(id(node))
     function = parsed.flow.function_at(node)
     if function is None or not (isinstance(assign, ast.Assign) and len(assign.targets) == 1
