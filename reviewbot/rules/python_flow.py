@@ -18,7 +18,15 @@ from typing import Literal
 import msgspec
 
 from reviewbot.code.python_walk import children, statements, walk
-from reviewbot.rules.python_guards import Check, Facts, Layout, normalises, note
+from reviewbot.rules.python_guards import (
+    Check,
+    Facts,
+    HelperChecks,
+    Layout,
+    helper_checks,
+    normalises,
+    note,
+)
 from reviewbot.rules.python_routes import registered_views
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
@@ -99,6 +107,8 @@ class Flow(msgspec.Struct):
     check_values: dict[str, tuple[Facts, Facts]] = msgspec.field(default_factory=dict)
     body: list[ast.stmt] = msgspec.field(default_factory=list)
     layout: Layout | None = None
+    # What the module's own functions check (`if not is_inside(path): abort()`), by name.
+    helpers: Callable[[str], HelperChecks | None] | None = None
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = msgspec.field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
@@ -136,12 +146,17 @@ class FlowIndex:
         self._handler_methods: set[int] = set()
         self._client_methods: set[int] = set()
         self._flows: dict[int, Flow] = {}
+        # Module-level functions by name, and what each checks (None while in progress).
+        self._module_functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._helper_checks: dict[str, HelperChecks | None] = {}
 
     def _scan(self) -> None:
         """The file's functions, smallest first, and which are methods of request-handler
         classes (tornado, Django and Flask class-based views): one walk, when first needed."""
         self._scanned = True
         self._registered = registered_views(self._tree, self._text)
+        self._module_functions = {node.name: node for node in self._tree.body
+                                  if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
         for node in statements(self._tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions.append(node)
@@ -177,15 +192,30 @@ class FlowIndex:
             self._flows[key] = self._compute(function)
         return self._flows[key]
 
+    def helper(self, name: str) -> HelperChecks | None:
+        """What the module-level function of that name checks about its parameters."""
+        if not self._scanned:
+            self._scan()
+        function = self._module_functions.get(name)
+        if function is None:
+            return None
+        if name not in self._helper_checks:
+            self._helper_checks[name] = None  # a recursive helper checks nothing more
+            params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)
+                      if a.arg not in ("self", "cls")]
+            flow = _flow_of(function.body, params, self._name_of, helpers=self.helper)
+            self._helper_checks[name] = helper_checks(function, flow)
+        return self._helper_checks[name]
+
     def _compute(self, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Flow:
         if function is None:
-            return _flow_of(self._tree.body, [], self._name_of)
+            return _flow_of(self._tree.body, [], self._name_of, helpers=self.helper)
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
                                   *function.args.kwonlyargs) if a.arg not in ("self", "cls")]
         if function.args.vararg:
             params.append(function.args.vararg.arg)
         outgoing = id(function) in self._client_methods
-        flow = _flow_of(function.body, params, self._name_of, outgoing)
+        flow = _flow_of(function.body, params, self._name_of, outgoing, self.helper)
         flow.handler = not outgoing and (id(function) in self._handler_methods
                                          or function.name in self._registered
                                          or _is_handler(function, params))
@@ -212,8 +242,10 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
 
 
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
-             outgoing: bool = False) -> Flow:
-    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing, body=body)
+             outgoing: bool = False,
+             helpers: Callable[[str], HelperChecks | None] | None = None) -> Flow:
+    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing, body=body,
+                helpers=helpers)
     for statement, conditional, guards in sorted(_statements(body, False),
                                                  key=lambda s: (s[0].lineno, s[0].col_offset)):
         _step(flow, statement, qualified, conditional, guards)

@@ -138,6 +138,10 @@ def _compared(test: ast.Compare, flow: Flow) -> tuple[Facts, Facts]:
 
 
 def _atom(call: ast.Call, flow: Flow) -> tuple[Facts, Facts]:
+    if flow.helpers is not None and isinstance(call.func, ast.Name):
+        checked = flow.helpers(call.func.id)
+        if checked is not None and checked.when_true:
+            return _argument_facts(call, checked.params, checked.when_true, flow), _NONE
     called = _called(call)
     if called == "startswith" and isinstance(call.func, ast.Attribute) \
             and isinstance(call.func.value, ast.Name) and _dash(call):
@@ -171,10 +175,85 @@ def _contained_names(call: ast.Call, flow: Flow) -> Facts:
 
 
 def _raising(value: ast.expr, flow: Flow) -> Facts:
-    """`path.resolve().relative_to(base)`: it raises when the path is outside."""
-    return frozenset(fact for node in walk(value) if isinstance(node, ast.Call)
-                     and _called(node) in _RAISING
-                     for fact in _contained_names(node, flow))
+    """`path.resolve().relative_to(base)`, or a helper of the module's that raises unless
+    its parameter is inside (`ensure_inside(path)`): it raises when the path is outside."""
+    found: set[Fact] = set()
+    for node in walk(value):
+        if not isinstance(node, ast.Call):
+            continue
+        if _called(node) in _RAISING:
+            found |= _contained_names(node, flow)
+        elif flow.helpers is not None and isinstance(node.func, ast.Name):
+            checked = flow.helpers(node.func.id)
+            if checked is not None and checked.after:
+                found |= _argument_facts(node, checked.params, checked.after, flow)
+    return frozenset(found)
+
+
+class HelperChecks(msgspec.Struct, frozen=True):
+    """What a function of the module checks about its parameters: those contained when it
+    returns true, and those contained once it returns at all (it raises otherwise)."""
+
+    params: tuple[str, ...]
+    when_true: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
+
+
+def helper_checks(function: ast.FunctionDef | ast.AsyncFunctionDef, flow: Flow) -> HelperChecks:
+    """The checks a function makes on its parameters, from its own flow (its parameters
+    as its only inputs): every `return` a containment check of the parameter, or a check
+    at the function's top level whose failing branch exits."""
+    params = tuple(a.arg for a in (*function.args.posonlyargs, *function.args.args)
+                   if a.arg not in ("self", "cls"))
+    # A `return False` is the failing answer; a `return True` vouches for nothing.
+    returns = [node for node in walk(function) if isinstance(node, ast.Return)
+               and not (isinstance(node.value, ast.Constant) and not node.value.value)]
+    when_true = frozenset.intersection(*(
+        _behind(flow, {name for prop, name in outcomes(r.value, flow)[0] if prop == "contained"},
+                params) if r.value is not None else frozenset() for r in returns)) \
+        if returns else frozenset()
+    top = {id(statement) for statement in function.body}
+    after: set[str] = set()
+    for check in flow.checks:
+        if id(check.statement) not in top:
+            continue
+        facts = check.always | (check.false if isinstance(check.statement, ast.If)
+                                and _exits(check.statement.body) else _NONE)
+        after |= _behind(flow, {name for prop, name in facts if prop == "contained"}, params)
+    return HelperChecks(params, when_true, frozenset(after))
+
+
+def _behind(flow: Flow, names: set[str], params: tuple[str, ...]) -> frozenset[str]:
+    """The parameters the names' values were built from (`full = realpath(join(base,
+    name))`: `name`)."""
+    found: set[str] = set()
+    pending, seen = list(names), set(names)
+    while pending:
+        name = pending.pop()
+        if name in params:
+            found.add(name)
+            continue
+        for _, value in flow.history.get(name, ()):
+            for node in walk(value):
+                if isinstance(node, ast.Name) and node.id not in seen:
+                    seen.add(node.id)
+                    pending.append(node.id)
+    return frozenset(found)
+
+
+def _argument_facts(call: ast.Call, params: tuple[str, ...], checked: frozenset[str],
+                    flow: Flow) -> Facts:
+    """The caller's input names in the arguments bound to the checked parameters."""
+    found: set[Fact] = set()
+    for at, param in enumerate(params):
+        if param not in checked:
+            continue
+        arg = call.args[at] if at < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == param), None)
+        if arg is not None:
+            found |= {("contained", n.id) for n in walk(arg)
+                      if isinstance(n, ast.Name) and n.id in flow.tainted}
+    return frozenset(found)
 
 
 def _flag(guards: tuple[ast.expr, ...], facts: Facts, flow: Flow) -> ast.expr | None:

@@ -112,3 +112,35 @@ def test_a_leading_dash_check_counts_only_where_it_controls_the_command(
     found = {hit for hit in hits("app/git.py", OPTION + body, base=Base(everything=True))
              if hit[0] == "python.option-injection"}
     assert found == expected
+
+
+HELPERS = ("import os\nfrom flask import request, send_file, abort\n\nBASE = '/srv/files'\n\n\n"
+           "def is_inside(name):\n    if not name:\n        return False\n"
+           "    full = os.path.realpath(os.path.join(BASE, name))\n"
+           "    return full.startswith(BASE)\n\n\n"
+           "def looks_inside(name):\n    return True\n\n\n"
+           "def logs_inside(name):\n    logging.info(os.path.realpath(name).startswith(BASE))\n"
+           "    return True\n\n\n"
+           "def ensure_inside(name):\n    if not os.path.realpath(name).startswith(BASE):\n"
+           "        raise ValueError(name)\n\n\n"
+           "def warn_outside(name):\n    if not os.path.realpath(name).startswith(BASE):\n"
+           "        logging.warning(name)\n\n\n"
+           "@app.route('/f')\ndef files():\n    name = request.args['name']\n")
+SEND = "    return send_file(os.path.join(BASE, name))\n"
+
+
+@pytest.mark.parametrize(("body", "quiet"), [
+    (SEND, False),
+    ("    if not is_inside(name):\n        abort(404)\n" + SEND, True),
+    ("    ensure_inside(name)\n" + SEND, True),
+    ("    if is_inside(name):\n        abort(404)\n" + SEND, False),  # inverted
+    ("    if not looks_inside(name):\n        abort(404)\n" + SEND, False),  # checks nothing
+    ("    if not logs_inside(name):\n        abort(404)\n" + SEND, False),  # logs its check
+    ("    warn_outside(name)\n" + SEND, False),  # its failing branch does not exit
+    (SEND + "    ensure_inside(name)\n", False),  # after the sink
+])
+def test_a_check_in_a_helper_function_counts_only_where_it_controls_the_sink(
+        body: str, quiet: bool) -> None:
+    found = {hit for hit in hits("app/views.py", HELPERS + body, base=Base(everything=True))
+             if hit[0] == "python.path-traversal"}
+    assert found == (set() if quiet else {("python.path-traversal", "error")})
