@@ -204,8 +204,19 @@ class FlowIndex:
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)
                       if a.arg not in ("self", "cls")]
             flow = _flow_of(function.body, params, self._name_of, helpers=self.helper)
-            self._helper_checks[name] = helper_checks(function, flow)
+            checks = helper_checks(function, flow)
+            self._helper_checks[name] = msgspec.structs.replace(
+                checks, sanitises=self._sanitises(function, flow))
         return self._helper_checks[name]
+
+    def _sanitises(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                   flow: Flow) -> frozenset[str]:
+        """The kinds every value the function returns is made safe for."""
+        values = [node.value for node in walk(function)
+                  if isinstance(node, ast.Return) and node.value is not None]
+        kinds = [_sanitiser_kinds(value, flow, self._name_of) or frozenset()
+                 if isinstance(value, ast.Call) else frozenset() for value in values]
+        return frozenset.intersection(*kinds) if kinds else frozenset()
 
     def _compute(self, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Flow:
         if function is None:
@@ -349,9 +360,20 @@ def _bind(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
 
 def _sanitised_in(value: ast.expr, flow: Flow, qualified: NameOf) -> bool:
     """Whether a sanitiser of some kinds, or a name that went through one, is in the value."""
-    return any((isinstance(node, ast.Call) and qualified(node) in SANITISERS)
+    return any((isinstance(node, ast.Call) and _sanitiser_kinds(node, flow, qualified))
                or (isinstance(node, ast.Name) and node.id in flow.by_kind)
                for node in walk(value))
+
+
+def _sanitiser_kinds(call: ast.Call, flow: Flow, qualified: NameOf) -> frozenset[str] | None:
+    """The kinds of sink a call's value is made safe for. A function the module defines is
+    judged by what it returns, not by its name (a `secure_filename` of its own that returns
+    its argument sanitises nothing)."""
+    if isinstance(call.func, ast.Name) and flow.helpers is not None:
+        own = flow.helpers(call.func.id)
+        if own is not None:
+            return own.sanitises or None
+    return SANITISERS.get(qualified(call))
 
 
 def source_of(expr: ast.expr, flow: Flow, qualified: NameOf,
@@ -362,14 +384,14 @@ def source_of(expr: ast.expr, flow: Flow, qualified: NameOf,
     pending: list[ast.AST] = [expr]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Call) and _serves(SANITISERS.get(qualified(node)), kind):
+        if isinstance(node, ast.Call) and _serves(_sanitiser_kinds(node, flow, qualified), kind):
             continue  # what a sanitiser returns is the program's own, for its kind of sink
         best = strongest(best, _direct_source(node, flow, qualified, kind))
         pending.extend(_carriers(node))
     return best
 
 
-def _serves(kinds: frozenset[SinkKind] | None, kind: SinkKind | None) -> bool:
+def _serves(kinds: frozenset[str] | None, kind: SinkKind | None) -> bool:
     return kinds is not None and (kinds == _EVERY_KIND or kind in kinds)
 
 
@@ -477,13 +499,13 @@ def _safe_for(part: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> 
     if isinstance(part, ast.Constant):
         return True
     if isinstance(part, ast.Call):
-        return _serves(SANITISERS.get(qualified(part)), kind)
+        return _serves(_sanitiser_kinds(part, flow, qualified), kind)
     if isinstance(part, ast.Name):
         kinds = flow.by_kind.get(part.id)
         value = flow.assigned.get(part.id)
         return (kinds is not None and kind in kinds and kinds[kind] is None) or (
             part.id not in flow.tainted and isinstance(value, ast.Call)
-            and _serves(SANITISERS.get(qualified(value)), kind))
+            and _serves(_sanitiser_kinds(value, flow, qualified), kind))
     return False
 
 

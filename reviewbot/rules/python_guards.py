@@ -197,6 +197,11 @@ class HelperChecks(msgspec.Struct, frozen=True):
     params: tuple[str, ...]
     when_true: frozenset[str] = frozenset()
     after: frozenset[str] = frozenset()
+    # It never returns (it raises or exits on every path): a call of it ends the branch.
+    exits: bool = False
+    # The kinds of sink its value is made safe for: every value it returns is a
+    # sanitiser's (a function of the module named `secure_filename` is not the library's).
+    sanitises: frozenset[str] = frozenset()
 
 
 def helper_checks(function: ast.FunctionDef | ast.AsyncFunctionDef, flow: Flow) -> HelperChecks:
@@ -218,9 +223,10 @@ def helper_checks(function: ast.FunctionDef | ast.AsyncFunctionDef, flow: Flow) 
         if id(check.statement) not in top:
             continue
         facts = check.always | (check.false if isinstance(check.statement, ast.If)
-                                and _exits(check.statement.body) else _NONE)
+                                and _exits(check.statement.body, flow) else _NONE)
         after |= _behind(flow, {name for prop, name in facts if prop == "contained"}, params)
-    return HelperChecks(params, when_true, frozenset(after))
+    return HelperChecks(params, when_true, frozenset(after),
+                        exits=_exits(function.body, flow, returning=False))
 
 
 def _behind(flow: Flow, names: set[str], params: tuple[str, ...]) -> frozenset[str]:
@@ -390,9 +396,9 @@ def _controls(layout: Layout, check: Check, fact: Fact, sink: ast.stmt, flow: Fl
         for inner, place in layout.ancestry(sink):
             if place.holder is statement and inner is not statement:
                 return fact in (check.true if place.field == "body" else check.false)
-        if _exits(statement.body) and fact in check.false:
+        if _exits(statement.body, flow) and fact in check.false:
             return _follows(layout, statement, sink, flow)
-        if statement.orelse and _exits(statement.orelse) and fact in check.true:
+        if statement.orelse and _exits(statement.orelse, flow) and fact in check.true:
             return _follows(layout, statement, sink, flow)
         return False
     if isinstance(statement, ast.While):
@@ -417,7 +423,7 @@ def _follows(layout: Layout, statement: ast.stmt, sink: ast.stmt, flow: Flow) ->
         holder = place.holder
         if isinstance(holder, ast.Try | ast.TryStar) and place.field == "body":
             regions.append((id(holder.orelse), -1))
-            exits = all(_exits(h.body) for h in holder.handlers)
+            exits = all(_exits(h.body, flow) for h in holder.handlers)
             current = holder if exits else None
         elif isinstance(holder, ast.If) and place.field == "body" and not holder.orelse:
             current = holder if _presence(holder.test, flow) else None
@@ -441,20 +447,34 @@ def is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _exits(block: list[ast.stmt]) -> bool:
-    """A block that never falls through to what follows it."""
+def _exits(block: list[ast.stmt], flow: Flow, returning: bool = True) -> bool:
+    """A block that never falls through to what follows it (`returning`: a `return`,
+    `continue` or `break` counts; else only raising and ending the program do)."""
     for statement in block:
-        if isinstance(statement, ast.Raise | ast.Return | ast.Continue | ast.Break):
+        if isinstance(statement, ast.Raise) or (
+                returning and isinstance(statement, ast.Return | ast.Continue | ast.Break)):
             return True
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
-                and _called(statement.value) in _EXITS:
+                and _ends(statement.value, flow):
             return True
         if isinstance(statement, ast.If) and statement.orelse \
-                and _exits(statement.body) and _exits(statement.orelse):
+                and _exits(statement.body, flow, returning) \
+                and _exits(statement.orelse, flow, returning):
             return True
-        if isinstance(statement, ast.With | ast.AsyncWith) and _exits(statement.body):
+        if isinstance(statement, ast.With | ast.AsyncWith) \
+                and _exits(statement.body, flow, returning):
             return True
     return False
+
+
+def _ends(call: ast.Call, flow: Flow) -> bool:
+    """`abort(404)`, `sys.exit()`; a function of the module's own only if it never returns
+    (a module's own `abort` that does nothing ends nothing)."""
+    own = flow.helpers(call.func.id) if flow.helpers is not None \
+        and isinstance(call.func, ast.Name) else None
+    if own is not None:
+        return own.exits
+    return _called(call) in _EXITS
 
 
 def _assigned_between(flow: Flow, name: str, start: int, end: int) -> bool:

@@ -144,3 +144,22 @@ def test_a_check_in_a_helper_function_counts_only_where_it_controls_the_sink(
     found = {hit for hit in hits("app/views.py", HELPERS + body, base=Base(everything=True))
              if hit[0] == "python.path-traversal"}
     assert found == (set() if quiet else {("python.path-traversal", "error")})
+
+
+ENDS = ("import os\nfrom flask import request, send_file\n\nBASE = '/srv/files'\n\n\n"
+        "def abort(code):\n    pass\n\n\n"
+        "def deny(code):\n    raise PermissionError(code)\n\n\n"
+        "@app.route('/f')\ndef files():\n"
+        "    path = os.path.realpath(os.path.join(BASE, request.args['name']))\n"
+        "    if not path.startswith(BASE):\n")
+
+
+@pytest.mark.parametrize(("ending", "quiet"), [
+    ("        abort(404)\n", False),  # the module's own `abort` returns
+    ("        deny(404)\n", True),  # the module's own function that always raises
+])
+def test_a_call_ends_a_branch_only_if_it_never_returns(ending: str, quiet: bool) -> None:
+    found = {hit for hit in hits("app/views.py", ENDS + ending + PLAIN,
+                                 base=Base(everything=True))
+             if hit[0] == "python.path-traversal"}
+    assert found == (set() if quiet else {("python.path-traversal", "error")})

@@ -83,3 +83,24 @@ def test_a_conversion_is_safe_for_every_sink() -> None:
     assert {rule for rule, _ in found} & {"python.path-traversal", "python.sql-injection"} \
         == set()
     assert ("python.shell-injection", "error") not in found
+
+
+OWN = ("import os\nfrom flask import request, send_file\n"
+       "from werkzeug.utils import secure_filename as library_secure_filename\n\n\n"
+       "def secure_filename(name):\n    return name\n\n\n"
+       "def clean(name):\n    return library_secure_filename(name)\n\n\n"
+       "@app.route('/f')\ndef files():\n    name = request.args['name']\n")
+
+
+@pytest.mark.parametrize(("body", "quiet"), [
+    ("    return send_file(os.path.join('/srv', name))\n", False),
+    # the module's own function under a sanitiser's name, returning its argument
+    ("    return send_file(os.path.join('/srv', secure_filename(name)))\n", False),
+    # the module's own function returning the library's sanitiser
+    ("    return send_file(os.path.join('/srv', clean(name)))\n", True),
+])
+def test_a_function_is_a_sanitiser_by_what_it_returns_not_by_its_name(body: str,
+                                                                       quiet: bool) -> None:
+    found = {hit for hit in hits("app/views.py", OWN + body, base=Base(everything=True))
+             if hit[0] == "python.path-traversal"}
+    assert found == (set() if quiet else {("python.path-traversal", "error")})
