@@ -460,11 +460,16 @@ def is_formatted(expr: ast.expr) -> bool:
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         return _has_text(expr) and not _all_constant(expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        if expr.func.attr == "format" and (expr.args or expr.keywords):
+        # `.format(...)`, `.format_map(d)`, `str.format(template, ...)`, a
+        # `string.Template`'s `substitute`: the same formatting in other words.
+        if expr.func.attr in _FORMATTERS and (expr.args or expr.keywords):
             return True
         if expr.func.attr == "join" and isinstance(expr.func.value, ast.Constant):
             return bool(expr.args) and not _all_constant(expr.args[0])
     return False
+
+
+_FORMATTERS = frozenset({"format", "format_map", "substitute", "safe_substitute"})
 
 
 def formatted_for(expr: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
@@ -488,7 +493,7 @@ def _formatted_values(expr: ast.expr) -> list[ast.expr]:
         return [*_formatted_values(expr.left), *_formatted_values(expr.right)] \
             if is_formatted(expr.left) or is_formatted(expr.right) else [expr.left, expr.right]
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        if expr.func.attr == "format":
+        if expr.func.attr in _FORMATTERS:
             return [*expr.args, *(k.value for k in expr.keywords)]
         return list(expr.args[:1])
     return [expr]

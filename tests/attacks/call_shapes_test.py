@@ -86,6 +86,28 @@ def test_a_shell_that_is_not_one_stays_quiet(near: str) -> None:
     assert _found(near, "python.shell-injection") == set()
 
 
+FORMATTED = {
+    "format_map": "    subprocess.run('ping {h}'.format_map({'h': host}), shell=True)\n",
+    "a string.Template": "    import string\n"
+                         "    subprocess.run(string.Template('ping $h').substitute(h=host), "
+                         "shell=True)\n",
+    "str.format": "    subprocess.run(str.format('ping {}', host), shell=True)\n",
+    "join": "    subprocess.run(' '.join(['ping', host]), shell=True)\n",
+    "+=": "    cmd = 'ping '\n    cmd += host\n    subprocess.run(cmd, shell=True)\n",
+}
+
+
+@pytest.mark.parametrize("twin", FORMATTED.values(), ids=FORMATTED.keys())
+def test_a_command_formatted_in_other_words_is_formatted(twin: str) -> None:
+    """Formatting is formatting whatever it is called: with a parameter (not input) in
+    it, the command is an error as an f-string is, not the warning of a value passed."""
+    head = "import subprocess\n\n\ndef ping(host):\n"
+    plain = _found("    subprocess.run(f'ping {host}', shell=True)\n", "python.shell-injection",
+                   head)
+    assert plain == {("python.shell-injection", "error")}
+    assert _found(twin, "python.shell-injection", head) == plain
+
+
 def test_a_shell_flag_that_cannot_be_read_is_one_level_lower() -> None:
     """`shell=use_shell` may be true (bandit reads it so): still reported, one level below
     the true flag, since the caller decides."""
