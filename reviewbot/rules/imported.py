@@ -113,11 +113,37 @@ def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArg
         slices = ModuleSlices(text)
         imports = ast.Module(body=slices.imports(), type_ignores=[])
         shapes = CallShapes(imports, import_aliases(imports.body))
-        return Wrappers(imports, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
-                        normalise=shapes.normalised, definitions=slices)
+        wrappers = Wrappers(imports, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
+                            normalise=shapes.normalised, definitions=slices)
+        wrappers.exports = project_aliases(imports, path)
+        return wrappers
     tree = parse_python(text)[0]
     if tree is None:
         return None
     shapes = CallShapes(tree, import_aliases(module_imports(tree)))
-    return Wrappers(tree, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
-                    normalise=shapes.normalised)
+    wrappers = Wrappers(tree, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
+                        normalise=shapes.normalised)
+    wrappers.exports = project_aliases(tree, path)
+    return wrappers
+
+
+MAX_REEXPORTS = 3
+
+
+def defining_module(project: ProjectFiles, target: Target, sinks: dict[Kind, SinkArguments],
+                    kinds_in: KindsIn) -> tuple[Wrappers, str] | None:
+    """The wrappers of the module that defines the target's function, and its name there:
+    a package's `__init__.py` that imports it from another module (`from .utils import
+    run_command`) hands it on, up to MAX_REEXPORTS times."""
+    module, function = target.module, target.function
+    for _ in range(MAX_REEXPORTS + 1):
+        wrappers = module_wrappers(project, module, sinks, kinds_in)
+        if wrappers is None:
+            return None
+        source = wrappers.exports.get(function)
+        if wrappers.defines(function) or source is None or "." not in source:
+            return wrappers, function
+        module, _, function = source.rpartition(".")
+        if not is_project_module(project, module):
+            return None
+    return None

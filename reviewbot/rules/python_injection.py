@@ -23,8 +23,8 @@ from reviewbot.code.python_walk import walk
 from reviewbot.rules.imported import (
     Target,
     candidates,
+    defining_module,
     is_project_module,
-    module_wrappers,
     project_aliases,
     target_of,
 )
@@ -1341,8 +1341,7 @@ def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None
     target = followed.get(id(call))
     if target is None:
         return None
-    module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
-    return None if module is None else (module, target.function)
+    return defining_module(parsed.project, target, _SINKS, _kinds_in)
 
 
 def _followed(parsed: PythonFile) -> dict[int, Target]:

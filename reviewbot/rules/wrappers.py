@@ -110,6 +110,9 @@ class Wrappers:
         self._name_of = name_of
         self._sinks = sinks
         self._file = file
+        # What the module imports by name, as dotted paths: a name it hands on from
+        # another module (a package's `__init__.py`), rules/imported.py.
+        self.exports: dict[str, str] = {}
         self._memo: dict[tuple[Kind, int], dict[str, SinkPath]] = {}
         # Each function's calls with their names: one walk, whatever kinds are asked.
         self._calls: dict[int, list[tuple[ast.Call, str]]] = {}

@@ -43,6 +43,13 @@ TWINS = {
     "a method of another class by the same name": (
         "", "", {"pkg/utils.py": UTILS + "\n\nclass Quiet:\n"
                  "    def run_command(self, command):\n        return None\n"}),
+    "the wrapper handed on by the package's __init__": (
+        "", "", {"pkg/utils.py": "from pkg.shell import run_command\n",
+                 "pkg/shell.py": UTILS}),
+    "handed on twice, relatively": (
+        "", "", {"pkg/utils.py": "from .inner import run_command\n",
+                 "pkg/inner.py": "from .shell import run_command as run_command\n",
+                 "pkg/shell.py": UTILS}),
     "an earlier definition the module replaces": (
         "", "", {"pkg/utils.py": "def run_command(command):\n    return None\n\n\n" + UTILS}),
 }
