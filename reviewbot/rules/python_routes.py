@@ -28,7 +28,7 @@ _DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "webs
                          "api_route", "view_config"})
 _MENTIONED = re.compile(r"add_url_rule|add_api_route|add_route|add_get|add_post|add_put|"
                         r"add_patch|add_delete|add_head|add_view|add_websocket|register_view|"
-                        r"add_resource|as_view|\b(re_)?path\s*\(|\burl\s*\(|\)\s*\(")
+                        r"add_resource|as_view|\b(re_)?path\s*\(|\burl\s*\(|\)\(")
 
 
 def registered_views(tree: ast.Module, text: str) -> frozenset[str]:

@@ -7,7 +7,12 @@ By who attacks:
 
 - the pull-request author, through names and file shapes: tests/attacks/names_test.py,
   tests/attacks/shapes_test.py; through git attributes: tests/attacks/attributes_test.py;
-  through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
+  through newer syntax: tests/attacks/newer_syntax_test.py; through the shapes of code the
+  rules know, the same danger written so a rule would miss it or rate it lower (a call's
+  shape, a sanitiser of another kind, a check that guards nothing, a wrapper kept from being
+  followed, a view registered by hand): tests/attacks/call_shapes_test.py,
+  sanitiser_kinds_test.py, guards_test.py, wrapper_shapes_test.py, view_shapes_test.py;
+  through the config and the
   output folder: tests/cli_test.py, tests/config_test.py and
   tests/github/config_at_base_test.py (where their fixtures are);
 - a commenter, another bot and the model, on a pull request: tests/github/hostile_test.py;
