@@ -115,10 +115,26 @@ class CallShapes:
             root = self._name(node.id, line, depth)
         elif isinstance(node, ast.Call):
             root = self._call_root(node, line, depth)
+        elif isinstance(node, ast.Subscript) and depth < _MAX_DEPTH \
+                and (entry := self._entry(node, line)) is not None:
+            root = self.qualified(entry, line, depth + 1)  # `{"run": os.system}["run"]`
         else:
             return ".".join(reversed(parts))
         name = ".".join([root, *reversed(parts)])
         return name.split(".", 1)[1] if name.startswith(_BUILTIN_PREFIXES) else name
+
+    def _entry(self, node: ast.Subscript, line: int) -> ast.expr | None:
+        """A dispatch table's entry for a constant key: `table["run"]` when `table` is
+        (bound to) a dictionary literal."""
+        table: ast.expr | None = node.value
+        if isinstance(table, ast.Name):
+            binding = self._binding(table.id, line)
+            table = binding.value if binding is not None else None
+        key = node.slice
+        if not (isinstance(table, ast.Dict) and isinstance(key, ast.Constant)):
+            return None
+        return next((v for k, v in zip(table.keys, table.values, strict=True)
+                     if isinstance(k, ast.Constant) and k.value == key.value), None)
 
     def _call_root(self, call: ast.Call, line: int, depth: int) -> str:
         """`getattr(os, "system")` -> `os.system`, `__import__("os")` -> `os`,

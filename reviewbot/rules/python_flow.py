@@ -299,20 +299,37 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
         value = statement.value
         if value is None:
             return
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        names = [t.id for t in targets if isinstance(t, ast.Name)]
-        for name in names:
-            _assign(flow, name, value, qualified, conditional,
+        targets: list[ast.expr] = list(statement.targets) \
+            if isinstance(statement, ast.Assign) else [statement.target]
+        for name, part in _unpacked(targets, value):
+            _assign(flow, name, part, qualified, conditional,
                     augmented=isinstance(statement, ast.AugAssign))
-    elif isinstance(statement, ast.For | ast.AsyncFor) and isinstance(statement.target,
-                                                                        ast.Name):
+    elif isinstance(statement, ast.For | ast.AsyncFor):
         if source_of(statement.iter, flow, qualified):
-            _bind(flow, statement.target.id, statement.iter, qualified, True)
+            for name, _part in _unpacked([statement.target], statement.iter):
+                _bind(flow, name, statement.iter, qualified, True)
     elif isinstance(statement, ast.With | ast.AsyncWith):
         for item in statement.items:
             if isinstance(item.optional_vars, ast.Name):
                 _assign(flow, item.optional_vars.id, item.context_expr, qualified,
                         conditional)
+
+
+def _unpacked(targets: list[ast.expr], value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """Each name a statement assigns, with the part of the value it gets: `a, b = x, y`
+    pairs them; `a, b = value` gives each the whole value (it holds some of it)."""
+    found: list[tuple[str, ast.expr]] = []
+    for target in targets:
+        if isinstance(target, ast.Name):
+            found.append((target.id, value))
+        elif isinstance(target, ast.Tuple | ast.List):
+            parts = value.elts if isinstance(value, ast.Tuple | ast.List) else []
+            paired = len(parts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*parts, *target.elts))
+            for at, element in enumerate(target.elts):
+                inner = element.value if isinstance(element, ast.Starred) else element
+                found += _unpacked([inner], parts[at] if paired else value)
+    return found
 
 
 def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, conditional: bool,

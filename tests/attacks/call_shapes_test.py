@@ -62,6 +62,9 @@ SHELL_TWINS = {
     "import_module": "    import importlib\n"
                      "    importlib.import_module('os').system(f'ping {host}')\n",
     "os.popen": "    os.popen(f'ping {host}')\n",
+    "a dispatch table": "    table = {'run': os.system}\n    table['run'](f'ping {host}')\n",
+    "a dispatch table inline": "    {'run': os.system}['run'](f'ping {host}')\n",
+    "a command unpacked from a tuple": "    cmd, _ = f'ping {host}', 1\n    os.system(cmd)\n",
     "create_subprocess_shell": "    import asyncio\n"
                                "    asyncio.create_subprocess_shell(f'ping {host}')\n",
 }
