@@ -98,6 +98,10 @@ QUIETENINGS: dict[str, str] = {
         "test_a_pull_request_cannot_rewrite_the_actions_config_file",
     "output_dir in a git directory":
         "../cli_test.py::test_the_repository_config_cannot_put_run_folders_in_git",
+    # rules/python_injection.py `_written_to_text_files`: HTML written only to files named as
+    # text is a comment body, not a page, in a module that serves none.
+    "HTML written to a file named as text":
+        "view_shapes_test.py::test_html_written_to_a_text_file_and_served_as_html_is_xss",
     # deliver/delivery.py `_our_finding_comments`: on GitLab, a resolved thread is a dismissal,
     # and the merge request's author may resolve one: it stops the comment, not the exit code
     # or the Code Quality report.
