@@ -386,11 +386,19 @@ def _sanitiser_kinds(call: ast.Call, flow: Flow, qualified: NameOf) -> frozenset
     """The kinds of sink a call's value is made safe for. A function the module defines is
     judged by what it returns, not by its name (a `secure_filename` of its own that returns
     its argument sanitises nothing)."""
-    if isinstance(call.func, ast.Name) and flow.helpers is not None:
+    if isinstance(call.func, ast.Name) and flow.helpers is not None \
+            and _carries_input(call, flow):
+        # Only a call handed input can sanitise anything: the others cost no look.
         own = flow.helpers(call.func.id)
         if own is not None:
             return own.sanitises or None
     return SANITISERS.get(qualified(call))
+
+
+def _carries_input(call: ast.Call, flow: Flow) -> bool:
+    return any((isinstance(n, ast.Name) and (n.id in flow.tainted or n.id == "request"))
+               or (isinstance(n, ast.Attribute) and n.attr in ("argv", "environ"))
+               for arg in (*call.args, *(k.value for k in call.keywords)) for n in walk(arg))
 
 
 def source_of(expr: ast.expr, flow: Flow, qualified: NameOf,

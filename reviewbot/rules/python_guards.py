@@ -138,7 +138,8 @@ def _compared(test: ast.Compare, flow: Flow) -> tuple[Facts, Facts]:
 
 
 def _atom(call: ast.Call, flow: Flow) -> tuple[Facts, Facts]:
-    if flow.helpers is not None and isinstance(call.func, ast.Name):
+    if flow.helpers is not None and isinstance(call.func, ast.Name) \
+            and _tainted_argument(call, flow):
         checked = flow.helpers(call.func.id)
         if checked is not None and checked.when_true:
             return _argument_facts(call, checked.params, checked.when_true, flow), _NONE
@@ -183,11 +184,19 @@ def _raising(value: ast.expr, flow: Flow) -> Facts:
             continue
         if _called(node) in _RAISING:
             found |= _contained_names(node, flow)
-        elif flow.helpers is not None and isinstance(node.func, ast.Name):
+        elif flow.helpers is not None and isinstance(node.func, ast.Name) \
+                and _tainted_argument(node, flow):
             checked = flow.helpers(node.func.id)
             if checked is not None and checked.after:
                 found |= _argument_facts(node, checked.params, checked.after, flow)
     return frozenset(found)
+
+
+def _tainted_argument(call: ast.Call, flow: Flow) -> bool:
+    """A name holding input among the call's arguments: only then can a helper's check
+    say something about it (the others cost no look into the helper)."""
+    return any(isinstance(n, ast.Name) and n.id in flow.tainted
+               for arg in (*call.args, *(k.value for k in call.keywords)) for n in walk(arg))
 
 
 class HelperChecks(msgspec.Struct, frozen=True):

@@ -6,7 +6,7 @@ A view is a view however it is registered: `app.add_url_rule("/p", view_func=sho
 show)` (Django), `app.route("/p")(show)` (a decorator called by hand), and a class through
 `Show.as_view("show")`. Their parameters are the URL's parts, as a decorated view's are
 (rules/python_flow.py). The module's text is searched first; only a module that names a way
-to register is walked.
+to register is walked (Django's patterns by the `urlpatterns` they are listed in).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "webs
                          "api_route", "view_config"})
 _MENTIONED = re.compile(r"add_url_rule|add_api_route|add_route|add_get|add_post|add_put|"
                         r"add_patch|add_delete|add_head|add_view|add_websocket|register_view|"
-                        r"add_resource|as_view|\b(re_)?path\s*\(|\burl\s*\(|\)\(")
+                        r"add_resource|as_view|\)\(|urlpatterns")
 
 
 def registered_views(tree: ast.Module, text: str) -> frozenset[str]:
