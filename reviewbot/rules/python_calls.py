@@ -81,15 +81,32 @@ class CallShapes:
         self._aliases = aliases
         self._tree = tree
         self._bindings: dict[str, list[_Binding]] | None = None
+        # Each call's answers, asked by several rules; the call is kept with them so that
+        # its id is not another's after it is gone.
+        self._names: dict[int, tuple[ast.Call, str]] = {}
+        self._plain: dict[int, tuple[ast.Call, ast.Call, str]] = {}
 
     def name_of(self, call: ast.Call) -> str:
         """The call's function as a dotted name (`subprocess.run`)."""
-        return self.qualified(call.func, call.lineno)
+        known = self._names.get(id(call))
+        if known is not None and known[0] is call:
+            return known[1]
+        name = self.qualified(call.func, call.lineno)
+        self._names[id(call)] = (call, name)
+        return name
 
     def normalised(self, call: ast.Call) -> tuple[ast.Call, str]:
         """The call with what its shape hides made plain, and its name. The call itself when
         nothing is hidden; otherwise a new call at the same place, holding the same argument
         nodes."""
+        known = self._plain.get(id(call))
+        if known is not None and known[0] is call:
+            return known[1], known[2]
+        plain, name = self._normalised(call)
+        self._plain[id(call)] = (call, plain, name)
+        return plain, name
+
+    def _normalised(self, call: ast.Call) -> tuple[ast.Call, str]:
         name = self.name_of(call)
         bound = self._partial(call.func, call.lineno, 0)
         args = [*(bound.args if bound else ()), *call.args]
@@ -254,6 +271,13 @@ class CallShapes:
 # The values a binding is kept for: names, dotted names, calls (getattr, partial, dict),
 # dictionaries and constants (flags). Anything else is not read.
 _KEPT = (ast.Name, ast.Attribute, ast.Call, ast.Dict, ast.Constant, ast.UnaryOp)
+# The calls whose value a binding is kept for, by their last name (resolved when asked).
+_BINDERS = frozenset({"getattr", "__import__", "import_module", "partial", "partialmethod",
+                      "dict"})
+
+
+def _simple_name(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
 def _bindings(tree: ast.Module | None) -> dict[str, list[_Binding]]:
@@ -262,8 +286,9 @@ def _bindings(tree: ast.Module | None) -> dict[str, list[_Binding]]:
         targets = (statement.targets if isinstance(statement, ast.Assign) else
                    [statement.target] if isinstance(statement, ast.AnnAssign) else [])
         value = getattr(statement, "value", None)
-        if not isinstance(value, _KEPT):
-            continue
+        if not isinstance(value, _KEPT) or (isinstance(value, ast.Call)
+                                             and _simple_name(value.func) not in _BINDERS):
+            continue  # `log = logging.getLogger()`: a call's result names no function
         for target in targets:
             if isinstance(target, ast.Name):
                 found.setdefault(target.id, []).append(

@@ -109,6 +109,8 @@ class Flow(msgspec.Struct):
     layout: Layout | None = None
     # What the module's own functions check (`if not is_inside(path): abort()`), by name.
     helpers: Callable[[str], HelperChecks | None] | None = None
+    # Their names: a call of anything else costs no look.
+    helper_names: frozenset[str] = frozenset()
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = msgspec.field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
@@ -203,7 +205,7 @@ class FlowIndex:
             self._helper_checks[name] = None  # a recursive helper checks nothing more
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)
                       if a.arg not in ("self", "cls")]
-            flow = _flow_of(function.body, params, self._name_of, helpers=self.helper)
+            flow = self._flow(function.body, params)
             checks = helper_checks(function, flow)
             self._helper_checks[name] = msgspec.structs.replace(
                 checks, sanitises=self._sanitises(function, flow))
@@ -218,15 +220,21 @@ class FlowIndex:
                  if isinstance(value, ast.Call) else frozenset() for value in values]
         return frozenset.intersection(*kinds) if kinds else frozenset()
 
+    def _flow(self, body: list[ast.stmt], params: list[str], outgoing: bool = False) -> Flow:
+        if not self._scanned:
+            self._scan()
+        return _flow_of(body, params, self._name_of, outgoing, self.helper,
+                        frozenset(self._module_functions))
+
     def _compute(self, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Flow:
         if function is None:
-            return _flow_of(self._tree.body, [], self._name_of, helpers=self.helper)
+            return self._flow(self._tree.body, [])
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
                                   *function.args.kwonlyargs) if a.arg not in ("self", "cls")]
         if function.args.vararg:
             params.append(function.args.vararg.arg)
         outgoing = id(function) in self._client_methods
-        flow = _flow_of(function.body, params, self._name_of, outgoing, self.helper)
+        flow = self._flow(function.body, params, outgoing)
         flow.handler = not outgoing and (id(function) in self._handler_methods
                                          or function.name in self._registered
                                          or _is_handler(function, params))
@@ -254,9 +262,10 @@ def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[s
 
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
              outgoing: bool = False,
-             helpers: Callable[[str], HelperChecks | None] | None = None) -> Flow:
+             helpers: Callable[[str], HelperChecks | None] | None = None,
+             helper_names: frozenset[str] = frozenset()) -> Flow:
     flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing, body=body,
-                helpers=helpers)
+                helpers=helpers, helper_names=helper_names)
     for statement, conditional, guards in sorted(_statements(body, False),
                                                  key=lambda s: (s[0].lineno, s[0].col_offset)):
         _step(flow, statement, qualified, conditional, guards)
@@ -386,8 +395,8 @@ def _sanitiser_kinds(call: ast.Call, flow: Flow, qualified: NameOf) -> frozenset
     """The kinds of sink a call's value is made safe for. A function the module defines is
     judged by what it returns, not by its name (a `secure_filename` of its own that returns
     its argument sanitises nothing)."""
-    if isinstance(call.func, ast.Name) and flow.helpers is not None \
-            and _carries_input(call, flow):
+    if isinstance(call.func, ast.Name) and call.func.id in flow.helper_names \
+            and flow.helpers is not None and _carries_input(call, flow):
         # Only a call handed input can sanitise anything: the others cost no look.
         own = flow.helpers(call.func.id)
         if own is not None:

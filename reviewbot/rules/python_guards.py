@@ -139,7 +139,7 @@ def _compared(test: ast.Compare, flow: Flow) -> tuple[Facts, Facts]:
 
 def _atom(call: ast.Call, flow: Flow) -> tuple[Facts, Facts]:
     if flow.helpers is not None and isinstance(call.func, ast.Name) \
-            and _tainted_argument(call, flow):
+            and call.func.id in flow.helper_names and _tainted_argument(call, flow):
         checked = flow.helpers(call.func.id)
         if checked is not None and checked.when_true:
             return _argument_facts(call, checked.params, checked.when_true, flow), _NONE
@@ -185,7 +185,7 @@ def _raising(value: ast.expr, flow: Flow) -> Facts:
         if _called(node) in _RAISING:
             found |= _contained_names(node, flow)
         elif flow.helpers is not None and isinstance(node.func, ast.Name) \
-                and _tainted_argument(node, flow):
+                and node.func.id in flow.helper_names and _tainted_argument(node, flow):
             checked = flow.helpers(node.func.id)
             if checked is not None and checked.after:
                 found |= _argument_facts(node, checked.params, checked.after, flow)
@@ -480,7 +480,7 @@ def _ends(call: ast.Call, flow: Flow) -> bool:
     """`abort(404)`, `sys.exit()`; a function of the module's own only if it never returns
     (a module's own `abort` that does nothing ends nothing)."""
     own = flow.helpers(call.func.id) if flow.helpers is not None \
-        and isinstance(call.func, ast.Name) else None
+        and isinstance(call.func, ast.Name) and call.func.id in flow.helper_names else None
     if own is not None:
         return own.exits
     return _called(call) in _EXITS
