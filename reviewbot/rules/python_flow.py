@@ -11,7 +11,6 @@ calls followed. Where it is unsure, rules stay quiet or say less.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator
 from typing import Literal
 
@@ -27,7 +26,7 @@ from reviewbot.rules.python_guards import (
     normalises,
     note,
 )
-from reviewbot.rules.python_routes import registered_views
+from reviewbot.rules.python_routes import REQUEST_DATA, is_handler, registered_views
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
@@ -37,14 +36,6 @@ _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "archive": 
 _ARCHIVE_LISTINGS = frozenset({"getmembers", "getnames", "namelist", "infolist"})
 _REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "self.kwargs",
                   "self.path_kwargs", "self.path_args")
-# `req` is a request (falcon, aiohttp, Express-style code) when it is used like one: in
-# packaging code (pip, setuptools) it is a requirement, whose paths are the program's own.
-_REQUEST_DATA = frozenset({
-    "args", "form", "values", "files", "json", "data", "body", "GET", "POST", "FILES",
-    "COOKIES", "META", "headers", "cookies", "params", "query", "query_params", "path_params",
-    "match_info", "path", "url", "full_path", "query_string", "get_param", "get_json",
-    "get_data", "media", "stream", "bounded_stream", "rel_url", "content", "text", "post",
-    "uri", "relative_uri"})
 # Tornado's accessors of request data (aiohttp's `request.match_info` is a request root).
 _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argument",
                               "get_body_argument", "get_cookie"})
@@ -82,8 +73,7 @@ SANITISERS: dict[str, frozenset[SinkKind]] = {
     **dict.fromkeys(("int", "float", "uuid.UUID", "len", "bool", "hash", "os.path.exists",
                      "os.path.isfile", "os.path.isdir"), _EVERY_KIND),
 }
-_HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
-                       "view_config", "websocket")
+
 
 
 class Flow(msgspec.Struct):
@@ -237,7 +227,7 @@ class FlowIndex:
         flow = self._flow(function.body, params, outgoing)
         flow.handler = not outgoing and (id(function) in self._handler_methods
                                          or function.name in self._registered
-                                         or _is_handler(function, params))
+                                         or is_handler(function, params))
         return flow
 
 
@@ -246,18 +236,6 @@ def flow_for(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]
     """A function's flow with only `params` as its inputs: which names hold what they
     passed in (for a summary of where one parameter goes)."""
     return _flow_of(function.body, params, qualified)
-
-
-def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
-    if ("request" in params and not _annotated_otherwise(function, "request")) \
-            or ("req" in params and _req_is_request(function)):
-        return True
-    for decorator in function.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in _HANDLER_DECORATORS:
-            return True
-    return False
 
 
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
@@ -464,7 +442,7 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf,
         if flow.outgoing and dotted.startswith("request."):
             return flow.tainted.get("request")  # the program's own request: a parameter
         if dotted.startswith(_REQUEST_ROOTS) or (
-                dotted.startswith("req.") and dotted.split(".")[1] in _REQUEST_DATA):
+                dotted.startswith("req.") and dotted.split(".")[1] in REQUEST_DATA):
             return "request"
         return _ATTRIBUTE_SOURCES.get(dotted)
     if isinstance(node, ast.Call):
@@ -584,30 +562,6 @@ def _has_text(expr: ast.expr) -> bool:
 def _all_constant(expr: ast.expr) -> bool:
     return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
                           | ast.Dict | ast.expr_context) for n in walk(expr))
-
-
-# What a web framework's request is called when a parameter is annotated with it.
-_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
-
-
-def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """A parameter annotated with a type that is not a web request (`request: ChangeRequest`
-    in a program's own pipeline)."""
-    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
-                            *function.args.kwonlyargs) if a.arg == name), None)
-    return arg is not None and arg.annotation is not None \
-        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation))
-
-
-def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A parameter `req` annotated as a request, or read like one (`req.params`)."""
-    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
-                            *function.args.kwonlyargs) if a.arg == "req"), None)
-    if arg is not None and arg.annotation is not None:
-        return "Request" in ast.unparse(arg.annotation)
-    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-               and node.value.id == "req" and node.attr in _REQUEST_DATA
-               for node in walk(function))
 
 
 def _dotted(node: ast.AST) -> str:

@@ -1,4 +1,5 @@
-"""The functions and classes a module registers as web views without a decorator.
+"""Which functions serve web requests: decorated as views, taking a request, or registered
+as views without a decorator.
 
 A view is a view however it is registered: `app.add_url_rule("/p", view_func=show)`
 (Flask), `app.add_api_route("/p", show)` (FastAPI), `app.add_route(show, "/p")` (Sanic),
@@ -63,3 +64,52 @@ def _names(values: list[ast.expr]) -> set[str]:
         elif isinstance(value, ast.Attribute):
             found.add(value.attr)
     return found
+
+
+# `req` is a request (falcon, aiohttp, Express-style code) when it is used like one: in
+# packaging code (pip, setuptools) it is a requirement, whose paths are the program's own.
+REQUEST_DATA = frozenset({
+    "args", "form", "values", "files", "json", "data", "body", "GET", "POST", "FILES",
+    "COOKIES", "META", "headers", "cookies", "params", "query", "query_params", "path_params",
+    "match_info", "path", "url", "full_path", "query_string", "get_param", "get_json",
+    "get_data", "media", "stream", "bounded_stream", "rel_url", "content", "text", "post",
+    "uri", "relative_uri"})
+_HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
+                       "view_config", "websocket")
+
+
+def is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
+    """A web handler: decorated as a route or view, or taking a web request."""
+    if ("request" in params and not _annotated_otherwise(function, "request")) \
+            or ("req" in params and _req_is_request(function)):
+        return True
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in _HANDLER_DECORATORS:
+            return True
+    return False
+
+
+# What a web framework's request is called when a parameter is annotated with it.
+_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
+
+
+def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """A parameter annotated with a type that is not a web request (`request: ChangeRequest`
+    in a program's own pipeline)."""
+    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
+                            *function.args.kwonlyargs) if a.arg == name), None)
+    return arg is not None and arg.annotation is not None \
+        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation))
+
+
+def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter `req` annotated as a request, or read like one (`req.params`)."""
+    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
+                            *function.args.kwonlyargs) if a.arg == "req"), None)
+    if arg is not None and arg.annotation is not None:
+        return "Request" in ast.unparse(arg.annotation)
+    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+               and node.value.id == "req" and node.attr in REQUEST_DATA
+               for node in walk(function))
