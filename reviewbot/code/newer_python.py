@@ -16,7 +16,9 @@ rewritten into older syntax on the same lines, and the rewrite is parsed instead
 - an f-string that reuses its quotes inside, or has a backslash or a comment in an
   expression, gets the other quote, and blanks for the escapes and the comments; one that
   cannot (a line break in a one-line string's expression, quotes nested three deep) becomes
-  an empty tuple, and its lines are named as not followed.
+  an empty tuple in the rewrite, replaced after the parse by the f-string's own tree, built
+  from tree-sitter's reading of it (code/newer_fstrings.py); only one whose expressions do
+  not parse even alone keeps the tuple, and its lines are named as not followed.
 
 The rewrite only ever blanks type-level syntax: a call left inside a blanked range that no
 statement carries on makes its lines "not followed" (checked by line patterns), never lost.
@@ -30,6 +32,8 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeGuard
+
+from reviewbot.code.newer_fstrings import built, substitute
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -85,6 +89,8 @@ class _Rewrite:
     # Bounds that hold code: (byte range, the definition's line and column).
     carried: list[tuple[Node, tuple[int, int]]] = field(default_factory=list)
     templates: set[tuple[int, int]] = field(default_factory=set)
+    # F-strings no older syntax holds, by where they start: built as trees after the parse.
+    built: dict[int, Node] = field(default_factory=dict)
     constructs: set[str] = field(default_factory=set)
     unfollowed: set[int] = field(default_factory=set)
     blanked: list[tuple[int, int]] = field(default_factory=list)
@@ -271,8 +277,9 @@ def _string(node: Node, rewrite: _Rewrite) -> None:
         whole = node.parent if node.parent is not None and \
             node.parent.type == "concatenated_string" else node
         rewrite.constructs.add("f-strings of PEP 701")
-        rewrite.neutralised.append((whole.start_byte, whole.end_byte))
-        rewrite.unfollowed.update(range(whole.start_point[0] + 1, whole.end_point[0] + 2))
+        if whole.start_byte not in rewrite.built:
+            rewrite.neutralised.append((whole.start_byte, whole.end_byte))
+            rewrite.built[whole.start_byte] = whole
     elif edits:
         rewrite.constructs.add("f-strings of PEP 701")
         rewrite.edits += edits
@@ -392,6 +399,12 @@ def _parsed(rewrite: _Rewrite, root: Node) -> ast.Module:
         else:
             statements.setdefault((definition[0] + 1, definition[1]), []).append(carried)
     _place(tree, statements)
+    for string in rewrite.built.values():
+        joined = built(string)
+        if joined is None or not substitute(tree, (string.start_point[0] + 1,
+                                                   string.start_point[1]), joined):
+            rewrite.unfollowed.update(range(string.start_point[0] + 1,
+                                            string.end_point[0] + 2))
     if rewrite.templates:
         _templates(tree, rewrite.templates)
     return tree

@@ -170,20 +170,15 @@ class ProjectSource(BaseLayout, Protocol):
     def rules_texts(self, paths: Sequence[str]) -> dict[str, str | None]: ...
 
 
-# How many batches of project files one process may read for the rules in a run: each is a
-# git process (a few milliseconds), and a hook must stay fast.
-PROJECT_READS = 16
-
-
 class ProjectFiles:
     """Files of the reviewed side beyond the change, for a rule that follows a call into the
-    module that defines it. Each path is read at most once, candidates in one batch, and at
-    most PROJECT_READS batches a run; `memo` keeps what rules computed on a file."""
+    module that defines it. Each path is read at most once a run, what a file's calls need
+    in one batch (`prefetch`); there is no budget shared by the calls, which an author
+    could spend on decoys before the call that matters. `memo` keeps what rules computed on
+    a file."""
 
-    def __init__(self, source: ProjectSource | None = None,
-                 budget: int = PROJECT_READS) -> None:
+    def __init__(self, source: ProjectSource | None = None) -> None:
         self._source = source
-        self._budget = budget
         self._texts: dict[str, str | None] = {}
         self.memo: dict[str, object] = {}
 
@@ -198,17 +193,19 @@ class ProjectFiles:
             return False
         return any(path in files for path in candidates)
 
-    def first(self, candidates: Sequence[str]) -> tuple[str, str] | None:
-        """The first candidate path that exists, with its text; None when none does, or
-        when the run's budget of reads is spent."""
-        missing = [path for path in candidates if path not in self._texts]
-        if missing and self._source is not None and self._budget > 0:
-            self._budget -= 1
+    def prefetch(self, paths: Sequence[str]) -> None:
+        """Read the paths not read yet, in one batch."""
+        missing = sorted({path for path in paths if path not in self._texts})
+        if missing and self._source is not None:
             try:
                 found = self._source.rules_texts(missing)
             except GitError:
                 found = {}  # what cannot be read is not followed; the rules go on
             self._texts.update((path, found.get(path)) for path in missing)
+
+    def first(self, candidates: Sequence[str]) -> tuple[str, str] | None:
+        """The first candidate path that exists, with its text; None when none does."""
+        self.prefetch(candidates)
         for path in candidates:
             text = self._texts.get(path)
             if text is not None:

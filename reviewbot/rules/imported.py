@@ -6,10 +6,13 @@ Bounded to what a hook can afford. Only a call that hands a formatted string or 
 input to an imported function is followed, and only into a module that is not the standard
 library. The module's file is found by its dotted name (`pkg/utils.py`,
 `pkg/utils/__init__.py`, at the root or under `src/`; a relative import from the importer's
-folder), read from the reviewed side (the same content the rest of the review reads), in
-one batch per module, at most MAX_MODULE_CHARS, once a run, within the run's budget of
-reads (rules/base.py, ProjectFiles). A method of an object (`self.adb.shell(cmd)`) is not
-followed: which class the object is takes more than names.
+folder), read from the reviewed side (the same content the rest of the review reads), the
+modules of all a file's calls in one batch, each once a run (rules/base.py, ProjectFiles):
+no budget is shared between calls, so calls into other modules cannot spend it before the
+one that matters. A module over MAX_MODULE_CHARS is not parsed whole: the function a call
+names is read alone (code/python_slices.py), whatever the module's size. A method of an
+object (`self.adb.shell(cmd)`) is not followed: which class the object is takes more than
+names.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from pathlib import PurePosixPath
 import msgspec
 
 from reviewbot.code.python_parse import parse_python
+from reviewbot.code.python_slices import ModuleSlices
 from reviewbot.rules.base import ProjectFiles
-from reviewbot.rules.python_ast import import_aliases, module_imports, qualified_name
+from reviewbot.rules.python_ast import module_imports
+from reviewbot.rules.python_calls import CallShapes, import_aliases, qualified_name
 from reviewbot.rules.wrappers import Kind, SinkArguments, Wrappers
 
 MAX_MODULE_CHARS = 256_000
@@ -100,12 +105,45 @@ def is_project_module(project: ProjectFiles, module: str) -> bool:
 def _read_wrappers(project: ProjectFiles, module: str, sinks: dict[Kind, SinkArguments],
                    kinds_in: KindsIn) -> Wrappers | None:
     found = project.first(candidates(module))
-    if found is None or len(found[1]) > MAX_MODULE_CHARS:
+    if found is None:
         return None
     path, text = found
+    if len(text) > MAX_MODULE_CHARS:
+        # Too large to parse for a call into it: the called function is read alone.
+        slices = ModuleSlices(text)
+        imports = ast.Module(body=slices.imports(), type_ignores=[])
+        shapes = CallShapes(imports, import_aliases(imports.body))
+        wrappers = Wrappers(imports, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
+                            normalise=shapes.normalised, definitions=slices)
+        wrappers.exports = project_aliases(imports, path)
+        return wrappers
     tree = parse_python(text)[0]
     if tree is None:
         return None
-    aliases = import_aliases(module_imports(tree))
-    return Wrappers(tree, lambda call: qualified_name(call.func, aliases), sinks, file=path,
-                    kinds=kinds_in(text))
+    shapes = CallShapes(tree, import_aliases(module_imports(tree)))
+    wrappers = Wrappers(tree, shapes.name_of, sinks, file=path, kinds=kinds_in(text),
+                        normalise=shapes.normalised)
+    wrappers.exports = project_aliases(tree, path)
+    return wrappers
+
+
+MAX_REEXPORTS = 3
+
+
+def defining_module(project: ProjectFiles, target: Target, sinks: dict[Kind, SinkArguments],
+                    kinds_in: KindsIn) -> tuple[Wrappers, str] | None:
+    """The wrappers of the module that defines the target's function, and its name there:
+    a package's `__init__.py` that imports it from another module (`from .utils import
+    run_command`) hands it on, up to MAX_REEXPORTS times."""
+    module, function = target.module, target.function
+    for _ in range(MAX_REEXPORTS + 1):
+        wrappers = module_wrappers(project, module, sinks, kinds_in)
+        if wrappers is None:
+            return None
+        source = wrappers.exports.get(function)
+        if wrappers.defines(function) or source is None or "." not in source:
+            return wrappers, function
+        module, _, function = source.rpartition(".")
+        if not is_project_module(project, module):
+            return None
+    return None

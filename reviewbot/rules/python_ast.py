@@ -13,7 +13,7 @@ import ast
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Literal, cast
 
 import msgspec
@@ -24,7 +24,12 @@ from reviewbot.code.python_encoding import declared_codec, keeps_ascii
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, Rule, RuleBase, RuleInfo
+from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
+from reviewbot.rules.python_loaders import LOADER_CLASSES as YAML_LOADER_CLASSES
+from reviewbot.rules.python_loaders import LOADING as YAML_LOADING
+from reviewbot.rules.python_loaders import UNSAFE as UNSAFE_YAML
+from reviewbot.rules.python_loaders import loader_of, safe_loader
 from reviewbot.schema import Category, Severity
 
 StringKind = Literal["formatted", "constant", "dynamic"]
@@ -59,6 +64,8 @@ class PythonFile(msgspec.Struct, frozen=True):
     path: str = ""
     # The reviewed side's other files (the modules this one imports).
     project: ProjectFiles = msgspec.field(default_factory=ProjectFiles)
+    # The module's calls read as they run (rules/python_calls.py).
+    shapes: CallShapes = msgspec.field(default_factory=lambda: CallShapes(None, {}))
 
 
 def nodes_of(parsed: PythonFile, *kinds: type[ast.AST]) -> tuple[ast.AST, ...]:
@@ -96,36 +103,20 @@ def _analyse(path: str, tree: ast.Module, text: str | None,
     aliases = import_aliases((*_imports(tree.body),
                               *(s for s in touched if isinstance(s, ast.Import | ast.ImportFrom))))
 
-    def name_of(call: ast.Call) -> str:
-        return qualified_name(call.func, aliases)
-
-    calls = tuple((node, name_of(node)) for node in nodes if isinstance(node, ast.Call))
+    shapes = CallShapes(tree, aliases)
+    name_of = shapes.name_of
+    calls = tuple(shapes.normalised(node) for node in nodes if isinstance(node, ast.Call))
     # Functions with unchanged lines: their other calls may use what the change builds.
     partly = [f for f in _innermost_functions(touched)
               if not lines.covers(f.lineno, f.end_lineno or f.lineno)]
     scope_calls = calls + tuple(
-        (node, name_of(node)) for function in partly for node in walk(function)
+        shapes.normalised(node) for function in partly for node in walk(function)
         if isinstance(node, ast.Call) and not on_lines(node, lines))
     return PythonFile(aliases=aliases, calls=calls, nodes=tuple(nodes),
-                      scope_calls=scope_calls, flow=FlowIndex(tree, name_of),
+                      scope_calls=scope_calls, flow=FlowIndex(tree, name_of, text or ""),
                       library=library, test_code=test_code, changed=lines,
                       constants=module_constants(tree), text=text or "", tree=tree,
-                      path=path, project=project)
-
-
-def import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
-    """What each imported name stands for: `sp` -> `subprocess`, `run` -> `subprocess.run`
-    (absolute imports; a relative one is not a library's name)."""
-    aliases: dict[str, str] = {}
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            for name in node.names:
-                aliases[name.asname or name.name.split(".")[0]] = (
-                    name.name if name.asname else name.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for name in node.names:
-                aliases[name.asname or name.name] = f"{node.module}.{name.name}"
-    return aliases
+                      path=path, project=project, shapes=shapes)
 
 
 def enclosing_function(tree: ast.Module,
@@ -233,21 +224,6 @@ def _imports(body: list[ast.stmt]) -> list[ast.AST]:
         elif isinstance(stmt, ast.If | ast.Try):
             found += _imports([*stmt.body, *stmt.orelse])
     return found
-
-
-def qualified_name(node: ast.expr, aliases: dict[str, str]) -> str:
-    """`sp.run` -> `subprocess.run` when the file did `import subprocess as sp`."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(aliases.get(node.id, node.id))
-    elif isinstance(node, ast.Call):
-        parts.append(qualified_name(node.func, aliases) + "()")
-    else:
-        return ".".join(reversed(parts))
-    return ".".join(reversed(parts))
 
 
 def string_kind(node: ast.expr | None) -> StringKind:
@@ -409,7 +385,7 @@ def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
 
 def _outside_source(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> str | None:
     flow = parsed.flow.at(call)
-    source = source_of(arg, flow, parsed.flow.name_of)
+    source = source_of(arg, flow, parsed.flow.name_of, "code")
     if source == "parameter" and flow.handler:
         source = "request"  # a web handler's parameters are the URL's parts
     return _OUTSIDE.get(source or "")
@@ -417,21 +393,23 @@ def _outside_source(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> str | 
 
 _DESERIALISERS = frozenset({
     "pickle.load", "pickle.loads", "pickle.Unpickler", "cPickle.load", "cPickle.loads",
-    "dill.load", "dill.loads", "marshal.load", "marshal.loads", "shelve.open",
-    "jsonpickle.decode", "yaml.unsafe_load", "pandas.read_pickle",
+    "_pickle.load", "_pickle.loads", "_pickle.Unpickler", "cloudpickle.load",
+    "cloudpickle.loads", "dill.load", "dill.loads", "marshal.load", "marshal.loads",
+    "shelve.open", "jsonpickle.decode", "pandas.read_pickle", *UNSAFE_YAML,
 })
-_SAFE_YAML = re.compile(r"Safe|CSafe|BaseLoader")
 # The ones that take the data itself (a path, `shelve.open("db")`, names a file to read).
-_FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "dill.loads", "marshal.loads",
-                        "jsonpickle.decode", "yaml.load", "yaml.unsafe_load"})
+_FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "_pickle.loads", "cloudpickle.loads",
+                        "dill.loads", "marshal.loads", "jsonpickle.decode", *YAML_LOADING,
+                        *UNSAFE_YAML})
 
 
 def _unsafe_deserialisation(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        unsafe = name in _DESERIALISERS
-        if name == "yaml.load":
-            loader = keyword_arg(call, "Loader") or (call.args[1] if len(call.args) > 1 else None)
-            unsafe = loader is None or not _SAFE_YAML.search(ast.unparse(loader))
+        unsafe = name in _DESERIALISERS or (name in YAML_LOADER_CLASSES and bool(call.args))
+        if name in YAML_LOADING:
+            function = enclosing_function(parsed.tree, call.lineno) if parsed.tree else None
+            unsafe = not safe_loader(loader_of(call), parsed.shapes, parsed.tree, function,
+                                     call.lineno)
         # Data written in the source (a test's YAML) is the program, not input to it.
         if unsafe and not (name in _FROM_DATA and isinstance(first_arg(call), ast.Constant)):
             yield (call, None, f"`{name}` can run arbitrary code while loading untrusted data.",
@@ -549,8 +527,9 @@ _TREE_RULES = (
     rule("python.unsafe-deserialization", "Unsafe deserialisation", "warning", "security",
          "pickle, marshal and yaml.load run code from the data they load.",
          _unsafe_deserialisation,
-         (line_pattern(r"\b(c?[Pp]ickle|dill|marshal)\.loads?\s*\(|\byaml\.load\s*\("
-                       r"(?![^)]*Safe)", "This loader can run code from the data it loads."),)),
+         (line_pattern(r"\b(c?[Pp]ickle|dill|marshal)\.loads?\s*\(|\byaml\.(unsafe_)?load"
+                       r"(_all)?\s*\((?![^)]*Safe)",
+                       "This loader can run code from the data it loads."),)),
     rule("python.weak-hash", "MD5/SHA-1 hash", "info", "security",
          "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash,
          (line_pattern(r"\b(hashlib\.(md5|sha1)|md5\.new|sha\.new)\s*\(",

@@ -11,13 +11,22 @@ calls followed. Where it is unsure, rules stay quiet or say less.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator
 from typing import Literal
 
 import msgspec
 
-from reviewbot.code.python_walk import children, own_nodes, statements, walk
+from reviewbot.code.python_walk import children, statements, walk
+from reviewbot.rules.python_guards import (
+    Check,
+    Facts,
+    HelperChecks,
+    Layout,
+    helper_checks,
+    normalises,
+    note,
+)
+from reviewbot.rules.python_routes import REQUEST_DATA, is_handler, registered_views
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
@@ -27,14 +36,6 @@ _STRENGTH: dict[Source, int] = {"request": 4, "argv": 3, "input": 3, "archive": 
 _ARCHIVE_LISTINGS = frozenset({"getmembers", "getnames", "namelist", "infolist"})
 _REQUEST_ROOTS = ("request.", "self.request.", "flask.request.", "self.kwargs",
                   "self.path_kwargs", "self.path_args")
-# `req` is a request (falcon, aiohttp, Express-style code) when it is used like one: in
-# packaging code (pip, setuptools) it is a requirement, whose paths are the program's own.
-_REQUEST_DATA = frozenset({
-    "args", "form", "values", "files", "json", "data", "body", "GET", "POST", "FILES",
-    "COOKIES", "META", "headers", "cookies", "params", "query", "query_params", "path_params",
-    "match_info", "path", "url", "full_path", "query_string", "get_param", "get_json",
-    "get_data", "media", "stream", "bounded_stream", "rel_url", "content", "text", "post",
-    "uri", "relative_uri"})
 # Tornado's accessors of request data (aiohttp's `request.match_info` is a request root).
 _REQUEST_METHODS = frozenset({"get_argument", "get_arguments", "get_query_argument",
                               "get_body_argument", "get_cookie"})
@@ -46,21 +47,33 @@ _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "ViewSet")
 # with the incoming request.
 _CLIENT_BASES = ("Adapter", "Transport")
 _ENVIRONMENT = ("os.environ", "os.getenv", "os.environ.get")
-# Calls that make a path safe to use under a base folder, or a name safe to print.
-SANITISERS = frozenset({
-    "os.path.basename", "werkzeug.utils.secure_filename", "secure_filename",
-    "werkzeug.utils.safe_join", "flask.safe_join", "safe_join", "shlex.quote", "html.escape",
-    "markupsafe.escape", "django.utils.html.escape", "escape", "int", "float", "uuid.UUID",
-    "len", "bool", "hash", "os.path.exists", "os.path.isfile", "os.path.isdir",
-})
-# A path is contained when it is normalised (realpath, abspath, normpath, resolve) and then
-# compared with its base (startswith, is_relative_to, relative_to, commonpath): a prefix
-# test of an unnormalised path lets `base/../secret` through. `commonprefix` is no check:
-# it compares characters, so `/srv/static-private` is "inside" `/srv/static`.
-_NORMALISERS = frozenset({"realpath", "abspath", "normpath", "resolve"})
-_CHECKS = frozenset({"startswith", "is_relative_to", "commonpath", "relative_to"})
-_HANDLER_DECORATORS = ("route", "get", "post", "put", "patch", "delete", "api_view",
-                       "view_config", "websocket")
+# The sinks a value can be made safe for: a shell command, SQL, a file path, HTML, code
+# (`eval`), a program's argument list (an option).
+SinkKind = Literal["shell", "sql", "path", "html", "code", "option"]
+SINK_KINDS: tuple[SinkKind, ...] = ("shell", "sql", "path", "html", "code", "option")
+_EVERY_KIND = frozenset(SINK_KINDS)
+# Calls that make a value safe, and for which sinks. A conversion (a number, a UUID, a
+# length, a truth value) is safe anywhere; the others only where their kind of text is made:
+# `shlex.quote` quotes for a shell, not a path (`../x` is quoted and still climbs); a file
+# name's cleaning is for paths, not a shell command (`basename("x; rm -rf ~")`); HTML
+# escaping is for HTML, not SQL or a path. Code has no sanitiser; SQL's is a parameter.
+SANITISERS: dict[str, frozenset[SinkKind]] = {
+    **dict.fromkeys(("os.path.basename", "werkzeug.utils.secure_filename",
+                     "secure_filename", "werkzeug.utils.safe_join", "flask.safe_join",
+                     "safe_join"), frozenset({"path"})),
+    **dict.fromkeys(("shlex.quote", "pipes.quote", "shlex.join"), frozenset({"shell"})),
+    **dict.fromkeys(("html.escape", "markupsafe.escape", "django.utils.html.escape",
+                     "django.utils.html.conditional_escape", "conditional_escape", "escape",
+                     "cgi.escape", "xml.sax.saxutils.escape", "bleach.clean"),
+                    frozenset({"html"})),
+    **dict.fromkeys(("psycopg2.extensions.quote_ident", "psycopg2.sql.Identifier",
+                     "psycopg2.sql.Literal", "psycopg.sql.Identifier", "psycopg.sql.Literal",
+                     "pymysql.converters.escape_string", "MySQLdb.escape_string"),
+                    frozenset({"sql"})),
+    **dict.fromkeys(("int", "float", "uuid.UUID", "len", "bool", "hash", "os.path.exists",
+                     "os.path.isfile", "os.path.isdir"), _EVERY_KIND),
+}
+
 
 
 class Flow(msgspec.Struct):
@@ -71,20 +84,37 @@ class Flow(msgspec.Struct):
     assigned: dict[str, ast.expr] = msgspec.field(default_factory=dict)
     # Names assigned a string built by formatting (f-string, %, .format, +, join).
     formatted: dict[str, ast.expr] = msgspec.field(default_factory=dict)
-    sanitised: set[str] = msgspec.field(default_factory=set)
+    # For a name whose value went through a sanitiser of some kinds (`shlex.quote`): its
+    # source for those kinds, where it is not its source for the others (`tainted`).
+    by_kind: dict[str, dict[SinkKind, Source | None]] = msgspec.field(default_factory=dict)
     # Names assigned a normalised path (realpath, abspath, normpath, resolve), and those
     # of them compared with a base afterwards: contained paths.
     normalised: set[str] = msgspec.field(default_factory=set)
-    checked: set[str] = msgspec.field(default_factory=set)
-    # Names compared with a base only inside an `if` on something else (a flag, a setting):
-    # the condition, first one seen. The check does not run on every path.
-    flag_checked: dict[str, ast.expr] = msgspec.field(default_factory=dict)
+    # The checks the function makes, in statement order, and names holding a check's
+    # result (`inside = path.startswith(base)`): rules/python_guards.py says which of them
+    # control a sink.
+    checks: list[Check] = msgspec.field(default_factory=list)
+    check_values: dict[str, tuple[Facts, Facts]] = msgspec.field(default_factory=dict)
+    body: list[ast.stmt] = msgspec.field(default_factory=list)
+    layout: Layout | None = None
+    # What the module's own functions check (`if not is_inside(path): abort()`), by name.
+    helpers: Callable[[str], HelperChecks | None] | None = None
+    # Their names: a call of anything else costs no look.
+    helper_names: frozenset[str] = frozenset()
     # Every assignment of each name, in statement order: (line, value).
     history: dict[str, list[tuple[int, ast.expr]]] = msgspec.field(default_factory=dict)
     # A web handler: decorated as a route or view, or taking a `request`.
     handler: bool = False
     # A method of an HTTP client's adapter or transport: its `request` is outgoing.
     outgoing: bool = False
+
+    def source(self, name: str, kind: SinkKind | None) -> Source | None:
+        """Where the name's value comes from, as a sink of this kind sees it (None: any
+        kind, sanitisers of one kind stopping nothing)."""
+        kinds = self.by_kind.get(name)
+        if kind is not None and kinds is not None and kind in kinds:
+            return kinds[kind]
+        return self.tainted.get(name)
 
     def assignments_before(self, name: str, line: int) -> list[ast.expr]:
         """What the name was assigned before `line`, nearest first."""
@@ -97,19 +127,28 @@ NameOf = Callable[[ast.Call], str]
 class FlowIndex:
     """The flow of the function around a node, computed when first asked for."""
 
-    def __init__(self, tree: ast.Module, name_of: NameOf) -> None:
+    def __init__(self, tree: ast.Module, name_of: NameOf, text: str = "") -> None:
         self._tree = tree
         self._name_of = name_of
+        self._text = text
+        # Views registered without a decorator (`app.add_url_rule(..., view_func=show)`).
+        self._registered: frozenset[str] = frozenset()
         self._scanned = False
         self._functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._handler_methods: set[int] = set()
         self._client_methods: set[int] = set()
         self._flows: dict[int, Flow] = {}
+        # Module-level functions by name, and what each checks (None while in progress).
+        self._module_functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._helper_checks: dict[str, HelperChecks | None] = {}
 
     def _scan(self) -> None:
         """The file's functions, smallest first, and which are methods of request-handler
         classes (tornado, Django and Flask class-based views): one walk, when first needed."""
         self._scanned = True
+        self._registered = registered_views(self._tree, self._text)
+        self._module_functions = {node.name: node for node in self._tree.body
+                                  if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
         for node in statements(self._tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions.append(node)
@@ -117,7 +156,8 @@ class FlowIndex:
                 bases = [_dotted(base) for base in node.bases]
                 methods = [item for item in node.body
                            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)]
-                if any(base.endswith(_HANDLER_BASES) for base in bases):
+                if any(base.endswith(_HANDLER_BASES) for base in bases) \
+                        or node.name in self._registered:
                     self._handler_methods |= {id(item) for item in methods
                                               if item.name in _HANDLER_METHODS}
                 elif any(base.endswith(_CLIENT_BASES) for base in bases):
@@ -144,17 +184,50 @@ class FlowIndex:
             self._flows[key] = self._compute(function)
         return self._flows[key]
 
+    def helper(self, name: str) -> HelperChecks | None:
+        """What the module-level function of that name checks about its parameters."""
+        if not self._scanned:
+            self._scan()
+        function = self._module_functions.get(name)
+        if function is None:
+            return None
+        if name not in self._helper_checks:
+            self._helper_checks[name] = None  # a recursive helper checks nothing more
+            params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)
+                      if a.arg not in ("self", "cls")]
+            flow = self._flow(function.body, params)
+            checks = helper_checks(function, flow)
+            self._helper_checks[name] = msgspec.structs.replace(
+                checks, sanitises=self._sanitises(function, flow))
+        return self._helper_checks[name]
+
+    def _sanitises(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                   flow: Flow) -> frozenset[str]:
+        """The kinds every value the function returns is made safe for."""
+        values = [node.value for node in walk(function)
+                  if isinstance(node, ast.Return) and node.value is not None]
+        kinds = [_sanitiser_kinds(value, flow, self._name_of) or frozenset()
+                 if isinstance(value, ast.Call) else frozenset() for value in values]
+        return frozenset.intersection(*kinds) if kinds else frozenset()
+
+    def _flow(self, body: list[ast.stmt], params: list[str], outgoing: bool = False) -> Flow:
+        if not self._scanned:
+            self._scan()
+        return _flow_of(body, params, self._name_of, outgoing, self.helper,
+                        frozenset(self._module_functions))
+
     def _compute(self, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> Flow:
         if function is None:
-            return _flow_of(self._tree.body, [], self._name_of)
+            return self._flow(self._tree.body, [])
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
                                   *function.args.kwonlyargs) if a.arg not in ("self", "cls")]
         if function.args.vararg:
             params.append(function.args.vararg.arg)
         outgoing = id(function) in self._client_methods
-        flow = _flow_of(function.body, params, self._name_of, outgoing)
+        flow = self._flow(function.body, params, outgoing)
         flow.handler = not outgoing and (id(function) in self._handler_methods
-                                         or _is_handler(function, params))
+                                         or function.name in self._registered
+                                         or is_handler(function, params))
         return flow
 
 
@@ -165,21 +238,12 @@ def flow_for(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]
     return _flow_of(function.body, params, qualified)
 
 
-def _is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]) -> bool:
-    if ("request" in params and not _annotated_otherwise(function, "request")) \
-            or ("req" in params and _req_is_request(function)):
-        return True
-    for decorator in function.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in _HANDLER_DECORATORS:
-            return True
-    return False
-
-
 def _flow_of(body: list[ast.stmt], params: list[str], qualified: NameOf,
-             outgoing: bool = False) -> Flow:
-    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing)
+             outgoing: bool = False,
+             helpers: Callable[[str], HelperChecks | None] | None = None,
+             helper_names: frozenset[str] = frozenset()) -> Flow:
+    flow = Flow(tainted=dict.fromkeys(params, "parameter"), outgoing=outgoing, body=body,
+                helpers=helpers, helper_names=helper_names)
     for statement, conditional, guards in sorted(_statements(body, False),
                                                  key=lambda s: (s[0].lineno, s[0].col_offset)):
         _step(flow, statement, qualified, conditional, guards)
@@ -217,26 +281,42 @@ def _statements(body: list[ast.stmt], conditional: bool,
 
 def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
           guards: Guards = ()) -> None:
-    _note_checks(flow, statement, guards)
+    note(flow, statement, guards, qualified)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
         if value is None:
             return
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        names = [t.id for t in targets if isinstance(t, ast.Name)]
-        for name in names:
-            _assign(flow, name, value, qualified, conditional,
+        targets: list[ast.expr] = list(statement.targets) \
+            if isinstance(statement, ast.Assign) else [statement.target]
+        for name, part in _unpacked(targets, value):
+            _assign(flow, name, part, qualified, conditional,
                     augmented=isinstance(statement, ast.AugAssign))
-    elif isinstance(statement, ast.For | ast.AsyncFor) and isinstance(statement.target,
-                                                                        ast.Name):
-        source = source_of(statement.iter, flow, qualified)
-        if source:
-            flow.tainted[statement.target.id] = source
+    elif isinstance(statement, ast.For | ast.AsyncFor):
+        if source_of(statement.iter, flow, qualified):
+            for name, _part in _unpacked([statement.target], statement.iter):
+                _bind(flow, name, statement.iter, qualified, True)
     elif isinstance(statement, ast.With | ast.AsyncWith):
         for item in statement.items:
             if isinstance(item.optional_vars, ast.Name):
                 _assign(flow, item.optional_vars.id, item.context_expr, qualified,
                         conditional)
+
+
+def _unpacked(targets: list[ast.expr], value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """Each name a statement assigns, with the part of the value it gets: `a, b = x, y`
+    pairs them; `a, b = value` gives each the whole value (it holds some of it)."""
+    found: list[tuple[str, ast.expr]] = []
+    for target in targets:
+        if isinstance(target, ast.Name):
+            found.append((target.id, value))
+        elif isinstance(target, ast.Tuple | ast.List):
+            parts = value.elts if isinstance(value, ast.Tuple | ast.List) else []
+            paired = len(parts) == len(target.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*parts, *target.elts))
+            for at, element in enumerate(target.elts):
+                inner = element.value if isinstance(element, ast.Starred) else element
+                found += _unpacked([inner], parts[at] if paired else value)
+    return found
 
 
 def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, conditional: bool,
@@ -247,38 +327,84 @@ def _assign(flow: Flow, name: str, value: ast.expr, qualified: NameOf, condition
                                              right=value), value)
     flow.assigned[name] = value
     flow.history.setdefault(name, []).append((value.lineno, value))
-    source = source_of(value, flow, qualified)
-    if source is not None:
-        flow.tainted[name] = (strongest(flow.tainted.get(name), source) or source
-                              if conditional else source)
-    elif not conditional:
-        # `path = directory` in an else branch leaves what the if branch put in `path`.
-        flow.tainted.pop(name, None)
+    _bind(flow, name, value, qualified, conditional)
     if is_formatted(value):
         flow.formatted[name] = value
     else:
         flow.formatted.pop(name, None)
-    if _normalises(value):
+    if normalises(value):
         flow.normalised.add(name)
     else:
         flow.normalised.discard(name)
-    if isinstance(value, ast.Call) and qualified(value) in SANITISERS:
-        flow.sanitised.add(name)
+
+
+def _bind(flow: Flow, name: str, value: ast.expr, qualified: NameOf,
+          conditional: bool) -> None:
+    """Where the name's value now comes from, for any kind of sink and for each kind a
+    sanitiser in the value serves. A conditional assignment adds to what the name held."""
+    source = source_of(value, flow, qualified)
+    kinds: dict[SinkKind, Source | None] = {}
+    if source is not None and _sanitised_in(value, flow, qualified):
+        kinds = {kind: source_of(value, flow, qualified, kind) for kind in SINK_KINDS}
+    if conditional:
+        kinds = {kind: strongest(flow.source(name, kind), kinds.get(kind, source))
+                 for kind in SINK_KINDS} if kinds or name in flow.by_kind else {}
+        source = strongest(flow.tainted.get(name), source)
+    if source is None:
+        # `path = directory` in an else branch leaves what the if branch put in `path`.
+        flow.tainted.pop(name, None)
     else:
-        flow.sanitised.discard(name)
+        flow.tainted[name] = source
+    kinds = {kind: found for kind, found in kinds.items() if found != source}
+    if kinds and source is not None:
+        flow.by_kind[name] = kinds
+    else:
+        flow.by_kind.pop(name, None)
 
 
-def source_of(expr: ast.expr, flow: Flow, qualified: NameOf) -> Source | None:
-    """The strongest source any part of the expression comes from (None: the program's own)."""
+def _sanitised_in(value: ast.expr, flow: Flow, qualified: NameOf) -> bool:
+    """Whether a sanitiser of some kinds, or a name that went through one, is in the value."""
+    return any((isinstance(node, ast.Call) and _sanitiser_kinds(node, flow, qualified))
+               or (isinstance(node, ast.Name) and node.id in flow.by_kind)
+               for node in walk(value))
+
+
+def _sanitiser_kinds(call: ast.Call, flow: Flow, qualified: NameOf) -> frozenset[str] | None:
+    """The kinds of sink a call's value is made safe for. A function the module defines is
+    judged by what it returns, not by its name (a `secure_filename` of its own that returns
+    its argument sanitises nothing)."""
+    if isinstance(call.func, ast.Name) and call.func.id in flow.helper_names \
+            and flow.helpers is not None and _carries_input(call, flow):
+        # Only a call handed input can sanitise anything: the others cost no look.
+        own = flow.helpers(call.func.id)
+        if own is not None:
+            return own.sanitises or None
+    return SANITISERS.get(qualified(call))
+
+
+def _carries_input(call: ast.Call, flow: Flow) -> bool:
+    return any((isinstance(n, ast.Name) and (n.id in flow.tainted or n.id == "request"))
+               or (isinstance(n, ast.Attribute) and n.attr in ("argv", "environ"))
+               for arg in (*call.args, *(k.value for k in call.keywords)) for n in walk(arg))
+
+
+def source_of(expr: ast.expr, flow: Flow, qualified: NameOf,
+              kind: SinkKind | None = None) -> Source | None:
+    """The strongest source any part of the expression comes from, as a sink of this kind
+    sees it (None: the program's own). Without a kind only conversions (`int`) stop it."""
     best: Source | None = None
     pending: list[ast.AST] = [expr]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Call) and qualified(node) in SANITISERS:
-            continue  # what a sanitiser returns is the program's own
-        best = strongest(best, _direct_source(node, flow, qualified))
+        if isinstance(node, ast.Call) and _serves(_sanitiser_kinds(node, flow, qualified), kind):
+            continue  # what a sanitiser returns is the program's own, for its kind of sink
+        best = strongest(best, _direct_source(node, flow, qualified, kind))
         pending.extend(_carriers(node))
     return best
+
+
+def _serves(kinds: frozenset[str] | None, kind: SinkKind | None) -> bool:
+    return kinds is not None and (kinds == _EVERY_KIND or kind in kinds)
 
 
 def _carriers(node: ast.AST) -> list[ast.AST]:
@@ -304,18 +430,19 @@ _ATTRIBUTE_SOURCES: dict[str, Source] = {"sys.argv": "argv", "os.environ": "envi
                                          "request": "request"}
 
 
-def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf) -> Source | None:
+def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf,
+                   kind: SinkKind | None = None) -> Source | None:
     if isinstance(node, ast.Name):
-        if node.id in flow.sanitised:
-            return None
         incoming = node.id == "request" and not flow.outgoing
-        return flow.tainted.get(node.id) or ("request" if incoming else None)
+        if node.id in flow.tainted:
+            return flow.source(node.id, kind)
+        return "request" if incoming else None
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
         if flow.outgoing and dotted.startswith("request."):
             return flow.tainted.get("request")  # the program's own request: a parameter
         if dotted.startswith(_REQUEST_ROOTS) or (
-                dotted.startswith("req.") and dotted.split(".")[1] in _REQUEST_DATA):
+                dotted.startswith("req.") and dotted.split(".")[1] in REQUEST_DATA):
             return "request"
         return _ATTRIBUTE_SOURCES.get(dotted)
     if isinstance(node, ast.Call):
@@ -345,10 +472,57 @@ def is_formatted(expr: ast.expr) -> bool:
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         return _has_text(expr) and not _all_constant(expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        if expr.func.attr == "format" and (expr.args or expr.keywords):
+        # `.format(...)`, `.format_map(d)`, `str.format(template, ...)`, a
+        # `string.Template`'s `substitute`: the same formatting in other words.
+        if expr.func.attr in _FORMATTERS and (expr.args or expr.keywords):
             return True
         if expr.func.attr == "join" and isinstance(expr.func.value, ast.Constant):
             return bool(expr.args) and not _all_constant(expr.args[0])
+    return False
+
+
+_FORMATTERS = frozenset({"format", "format_map", "substitute", "safe_substitute"})
+
+
+def formatted_for(expr: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
+    """Built by formatting with a value that is not made safe for this kind of sink: every
+    value a sanitiser of the kind returns (`f"ls {shlex.quote(name)}"` for a shell) is
+    text the program chose."""
+    return is_formatted(expr) and not all(
+        _safe_for(part, flow, qualified, kind) for part in _formatted_values(expr))
+
+
+def _formatted_values(expr: ast.expr) -> list[ast.expr]:
+    """The values a formatted string puts into its text."""
+    if isinstance(expr, ast.JoinedStr):
+        return [v.value for v in expr.values if isinstance(v, ast.FormattedValue)]
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
+        right = expr.right
+        values = right.elts if isinstance(right, ast.Tuple) else \
+            [v for v in right.values if v is not None] if isinstance(right, ast.Dict) else [right]
+        return [expr.left, *values]
+    if isinstance(expr, ast.BinOp):
+        return [*_formatted_values(expr.left), *_formatted_values(expr.right)] \
+            if is_formatted(expr.left) or is_formatted(expr.right) else [expr.left, expr.right]
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if expr.func.attr in _FORMATTERS:
+            return [*expr.args, *(k.value for k in expr.keywords)]
+        return list(expr.args[:1])
+    return [expr]
+
+
+def _safe_for(part: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
+    """A constant, a sanitiser's value for this kind, or a name holding one."""
+    if isinstance(part, ast.Constant):
+        return True
+    if isinstance(part, ast.Call):
+        return _serves(_sanitiser_kinds(part, flow, qualified), kind)
+    if isinstance(part, ast.Name):
+        kinds = flow.by_kind.get(part.id)
+        value = flow.assigned.get(part.id)
+        return (kinds is not None and kind in kinds and kinds[kind] is None) or (
+            part.id not in flow.tainted and isinstance(value, ast.Call)
+            and _serves(_sanitiser_kinds(value, flow, qualified), kind))
     return False
 
 
@@ -388,65 +562,6 @@ def _has_text(expr: ast.expr) -> bool:
 def _all_constant(expr: ast.expr) -> bool:
     return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
                           | ast.Dict | ast.expr_context) for n in walk(expr))
-
-
-def _note_checks(flow: Flow, statement: ast.stmt, guards: Guards = ()) -> None:
-    """Names this statement compares with a base after normalising them. Inside an `if` on
-    neither the name nor input (`if not self._follow_symlinks:`), the check runs only
-    sometimes: the name is `flag_checked`, not checked."""
-    for node in own_nodes(statement, handlers=True):
-        if not (isinstance(node, ast.Call) and _called(node) in _CHECKS):
-            continue
-        parts = [*node.args, *(k.value for k in node.keywords)]
-        if isinstance(node.func, ast.Attribute):
-            parts.append(node.func.value)
-        for part in parts:
-            inline = _normalises(part)
-            for name in {n.id for n in walk(part) if isinstance(n, ast.Name)
-                         and (inline or n.id in flow.normalised)}:
-                flag = next((g for g in guards if not _about(g, name, flow)), None)
-                if flag is None:
-                    flow.checked.add(name)
-                else:
-                    flow.flag_checked.setdefault(name, flag)
-
-
-def _about(test: ast.expr, name: str, flow: Flow) -> bool:
-    """Whether an `if` test looks at the name or at input (then it decides about the path)."""
-    return any(isinstance(n, ast.Name) and (n.id == name or n.id in flow.tainted)
-               for n in walk(test))
-
-
-def _called(call: ast.Call) -> str:
-    return _dotted(call.func).rsplit(".", 1)[-1]
-
-
-def _normalises(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and _called(n) in _NORMALISERS for n in walk(expr))
-
-
-# What a web framework's request is called when a parameter is annotated with it.
-_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
-
-
-def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """A parameter annotated with a type that is not a web request (`request: ChangeRequest`
-    in a program's own pipeline)."""
-    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
-                            *function.args.kwonlyargs) if a.arg == name), None)
-    return arg is not None and arg.annotation is not None \
-        and not _WEB_REQUEST_TYPE.search(ast.unparse(arg.annotation))
-
-
-def _req_is_request(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A parameter `req` annotated as a request, or read like one (`req.params`)."""
-    arg = next((a for a in (*function.args.posonlyargs, *function.args.args,
-                            *function.args.kwonlyargs) if a.arg == "req"), None)
-    if arg is not None and arg.annotation is not None:
-        return "Request" in ast.unparse(arg.annotation)
-    return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-               and node.value.id == "req" and node.attr in _REQUEST_DATA
-               for node in walk(function))
 
 
 def _dotted(node: ast.AST) -> str:

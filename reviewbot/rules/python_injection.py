@@ -21,8 +21,10 @@ import msgspec
 
 from reviewbot.code.python_walk import walk
 from reviewbot.rules.imported import (
+    Target,
+    candidates,
+    defining_module,
     is_project_module,
-    module_wrappers,
     project_aliases,
     target_of,
 )
@@ -39,7 +41,17 @@ from reviewbot.rules.python_ast import (
     rule,
     string_kind,
 )
-from reviewbot.rules.python_flow import Flow, Source, is_formatted, literal_text, source_of
+from reviewbot.rules.python_flow import (
+    Flow,
+    SinkKind,
+    Source,
+    formatted_for,
+    is_formatted,
+    literal_text,
+    source_of,
+)
+from reviewbot.rules.python_guards import controls, unruled_flag
+from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 from reviewbot.schema import Severity
 
@@ -62,30 +74,33 @@ class Use(msgspec.Struct, frozen=True):
     chain: tuple[ast.expr, ...]
     source: Source | None
     flow: Flow
+    # Built by formatting with a value not made safe for the sink's kind (`f"ls {x}"`, not
+    # `f"ls {shlex.quote(x)}"` for a shell).
+    formatted: bool = False
 
-    @property
-    def formatted(self) -> bool:
-        return is_formatted(self.value)
 
-
-def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr) -> Use:
+def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr,
+           kind: SinkKind) -> Use:
+    """The value as a sink of this kind sees it: a sanitiser of another kind stops nothing."""
     flow = parsed.flow.at(call)
     value = arg
     if isinstance(arg, ast.Name):
         before = flow.assignments_before(arg.id, call.lineno)
         if before and (is_formatted(before[0]) or string_kind(before[0]) == "constant"):
             value = before[0]
-    source = source_of(arg, flow, parsed.flow.name_of)
+    source = source_of(arg, flow, parsed.flow.name_of, kind)
     if source == "parameter" and flow.handler:
         source = "request"  # a web handler's parameters are the URL's parts
     return Use(call=call, name=name, value=value,
-               chain=_chain(arg, call.lineno, flow, parsed), source=source, flow=flow)
+               chain=_chain(arg, call.lineno, flow, parsed, kind), source=source, flow=flow,
+               formatted=formatted_for(value, flow, parsed.flow.name_of, kind))
 
 
 _MAX_CHAIN = 8
 
 
-def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[ast.expr, ...]:
+def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
+           kind: SinkKind) -> tuple[ast.expr, ...]:
     """The assignments before `line` of the names in `arg` that carry input or formatting,
     followed back through the names they use."""
     found: list[ast.expr] = []
@@ -97,7 +112,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile) -> tuple[as
             continue
         seen.add((name, before))
         for value in flow.assignments_before(name, before):
-            if is_formatted(value) or source_of(value, flow, parsed.flow.name_of):
+            if is_formatted(value) or source_of(value, flow, parsed.flow.name_of, kind):
                 found.append(value)
                 pending += [(n.id, value.lineno) for n in walk(value)
                             if isinstance(n, ast.Name)]
@@ -122,32 +137,18 @@ def _from(source: Source | None) -> str:
 
 # --- shell -------------------------------------------------------------------------------
 
-_SHELL_PARAM = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
-                          "subprocess.check_output", "subprocess.Popen"})
-_SHELL_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in _SHELL_PARAM)
-_ALWAYS_SHELL = frozenset({
-    "os.system", "os.popen", "os.popen2", "os.popen3", "os.popen4", "subprocess.getoutput",
-    "subprocess.getstatusoutput", "commands.getoutput", "commands.getstatusoutput",
-    "asyncio.create_subprocess_shell", "pty.spawn", "popen2.popen2", "popen2.popen3"})
-
-
 def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
-        always = name in _ALWAYS_SHELL
-        if not always and not is_const(keyword_arg(call, "shell"), True):
+        shell = shell_command(call, name, _assigned(parsed, call))
+        if shell is None:
             continue
-        # shell=True on a Popen/call that no import ties to subprocess is still a shell.
-        sure = always or name in _SHELL_PARAM
-        if not sure and name.rsplit(".", 1)[-1] not in _SHELL_METHODS:
-            continue
-        arg = first_arg(call, "cmd" if always else "args")
-        if arg is None:
-            continue
-        use = use_of(parsed, call, name, arg)
-        severity = _shell_severity(use, always)
+        use = use_of(parsed, call, name, shell.command, "shell")
+        severity = _shell_severity(use, shell.always)
         if severity is None:
             continue
-        if not sure:
+        if not shell.sure:
+            # shell=True on a Popen/call that no import ties to subprocess, or a shell flag
+            # this cannot read: still a shell, one level lower.
             severity = _LOWER[severity]
         yield from _report(parsed, use, severity, _shell_message(use), (
             "Pass a list of arguments without shell=True (e.g. subprocess.run([\"tool\", arg], "
@@ -155,7 +156,7 @@ def _shell_injection(parsed: PythonFile) -> Iterator[Report]:
 
 
     for call, name, arg, param, path in _wrapped(parsed, "shell"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "shell")
         if not (use.formatted or use.source in _OUTSIDE):
             continue  # a value passed along: the wrapper's own call site is where it is built
         what = ("the command is built by string formatting" if use.formatted else
@@ -180,7 +181,7 @@ def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
         if method not in _REMOTE_SHELL_METHODS or not isinstance(call.func, ast.Attribute) \
                 or not call.args or _module_wrappers(parsed).defines(method):
             continue
-        use = use_of(parsed, call, name, call.args[0])
+        use = use_of(parsed, call, name, call.args[0], "shell")
         severity = _shell_severity(use, True)
         if severity is None or not (use.formatted or use.source in _OUTSIDE):
             continue
@@ -216,11 +217,20 @@ def _templated_commands(parsed: PythonFile) -> Iterator[Report]:
                    "and use it quoted (\"$RUN_ID\") in the command.")
 
 
+def _assigned(parsed: PythonFile, call: ast.Call) -> Assigned:
+    """What a name held before a line, in the call's function (the nearest assignment)."""
+    def assigned(name: str, line: int) -> ast.expr | None:
+        before = parsed.flow.at(call).assignments_before(name, line)
+        return before[0] if before else None
+    return assigned
+
+
 def _shell_severity(use: Use, always: bool) -> Severity | None:
-    """None: a constant command given to a function that always uses a shell."""
+    """None: a constant command given to a function that always uses a shell (or one whose
+    every value is quoted for the shell: the program's own text)."""
     if use.formatted or use.source in _OUTSIDE:
         return "error"
-    if string_kind(use.value) == "constant":
+    if string_kind(use.value) == "constant" or is_formatted(use.value):
         return None if always else "info"
     return "warning"
 
@@ -232,7 +242,7 @@ def _shell_message(use: Use) -> str:
                           ": any input in it can run other commands.")
     if use.source:
         return message + f" and the command comes{_from(use.source)}."
-    if string_kind(use.value) == "constant":
+    if string_kind(use.value) == "constant" or is_formatted(use.value):
         return message + "."
     return message + " with a command that is not a constant."
 
@@ -262,7 +272,7 @@ def _option_injection(parsed: PythonFile) -> Iterator[Report]:
             if (isinstance(element, ast.Starred) or string_kind(element) == "constant"
                     or _fused_option(element) or _option_value(before)):
                 continue
-            use = use_of(parsed, call, name, element)
+            use = use_of(parsed, call, name, element, "option")
             if use.source is None or _dash_checked(parsed, call, element):
                 continue
             severity: Severity = "warning" if use.source in _OUTSIDE else "info"
@@ -281,12 +291,12 @@ def _split_commands(parsed: PythonFile) -> Iterator[Report]:
     """`run(f"convert {src} {dst}".split())`, `Popen(shlex.split(cmd))`: no shell, but the
     values are split with the command's words."""
     for call, name in parsed.scope_calls:
-        if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+        if name not in SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
             continue
         text = _split_text(parsed, call, first_arg(call, "args"))
         if text is None:
             continue
-        use = use_of(parsed, call, name, text)
+        use = use_of(parsed, call, name, text, "option")
         if not use.formatted or use.source is None:
             continue
         yield from _report(parsed, use, "warning" if use.source in _OUTSIDE else "info", (
@@ -316,7 +326,7 @@ def _argv(call: ast.Call, name: str) -> list[ast.expr] | None:
     """The argument list of a command run without a shell, when it is written out."""
     if name in _ARGV_VARARGS:
         return list(call.args)
-    if name not in _SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
+    if name not in SHELL_PARAM or is_const(keyword_arg(call, "shell"), True):
         return None
     arg = first_arg(call, "args")
     return list(arg.elts) if isinstance(arg, ast.List | ast.Tuple) else None
@@ -365,17 +375,10 @@ def _option_value(before: ast.expr) -> bool:
 
 
 def _dash_checked(parsed: PythonFile, call: ast.Call, element: ast.expr) -> bool:
-    """The function tests the value for a leading `-` (`if rev.startswith("-"): raise`)."""
+    """A test of the value for a leading `-` controls the call (`if rev.startswith("-"):
+    raise` before it)."""
     names = {n.id for n in walk(element) if isinstance(n, ast.Name)}
-    function = parsed.flow.function_at(call)
-    for node in walk(function) if function is not None else ():
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "startswith" and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in names and node.args
-                and isinstance(node.args[0], ast.Constant)
-                and str(node.args[0].value).startswith("-")):
-            return True
-    return False
+    return controls(parsed.flow.at(call), names, call, "no-dash")
 
 
 # --- SQL ---------------------------------------------------------------------------------
@@ -410,14 +413,14 @@ def _sql_injection(parsed: PythonFile) -> Iterator[Report]:
                 or (method == "raw" and _module_function(call, parsed)):
             continue
         for arg in _sql_arguments(call, method):
-            use = use_of(parsed, call, method, arg)
+            use = use_of(parsed, call, method, arg, "sql")
             found = _sql_finding(parsed, use, method)
             if found is not None:
                 reported.update(id(node) for part in (use.value, *use.chain)
                                 for node in walk(part))
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "sql"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "sql")
         text = literal_text(use.value, parsed.constants)
         if not ((use.formatted and _SQL.search(text)) or use.source in _OUTSIDE):
             continue
@@ -743,14 +746,15 @@ _RESOURCE_FOLDERS = frozenset({"importlib.resources.files", "importlib_resources
 def _path_traversal(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.scope_calls:
         for arg in _path_arguments(parsed, call, name):
-            use = use_of(parsed, call, name, arg)
+            use = use_of(parsed, call, name, arg, "path")
             found = _path_finding(parsed, use)
             if found is not None:
                 yield from _report(parsed, use, *found)
     for call, name, arg, param, path in _wrapped(parsed, "path"):
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "path")
         names = {n.id for n in walk(use.value) if isinstance(n, ast.Name)}
-        if use.source not in ("request", "archive") or names & use.flow.checked:
+        if use.source not in ("request", "archive") \
+                or controls(use.flow, names, use.call, "contained"):
             continue
         yield from _report(parsed, use, "error" if _direct_request(use, parsed) else "warning", (
             f"{path.describe(name, param)}, which uses it as a file path, and the path comes"
@@ -789,15 +793,18 @@ def _path_finding(parsed: PythonFile, use: Use) -> tuple[Severity, str, str] | N
         return None  # a command-line tool opens the files its user names
     names = {n.id for part in (use.value, *use.call.args[:1]) for n in walk(part)
              if isinstance(n, ast.Name)}
-    if names & use.flow.checked:
-        return None  # normalised and compared with its base folder
+    if controls(use.flow, names, use.call, "contained"):
+        return None  # normalised and compared with its base folder, before the sink
     suggestion = ("Resolve the path and check it stays under the base folder "
                   "(Path(base, name).resolve().is_relative_to(base)), or use "
                   "werkzeug.utils.safe_join / secure_filename.")
-    flag = next((use.flow.flag_checked[n] for n in sorted(names & use.flow.flag_checked.keys())),
-                None)
+    flag = unruled_flag(use.flow, names, "contained")
     if flag is not None and use.source in ("request", "archive"):
-        return ("warning", f"`{use.name}` uses a file path built{_from(use.source)} whose check "
+        # A check that runs only under a setting is no check when the setting is off: the
+        # severity of no check at all.
+        severity: Severity = "error" if use.source == "request" \
+            and _direct_request(use, parsed) else "warning"
+        return (severity, f"`{use.name}` uses a file path built{_from(use.source)} whose check "
                            "that it stays in its folder runs only when "
                            f"{_condition(flag)}: otherwise `../` in it reaches any "
                            "file the process can (path traversal).",
@@ -899,8 +906,8 @@ def _condition(test: ast.expr) -> str:
 
 def _direct_request(use: Use, parsed: PythonFile) -> bool:
     """The path holds request data itself, not only a handler's parameters."""
-    return source_of(use.value, Flow(tainted={}), parsed.flow.name_of) == "request" or any(
-        use.flow.tainted.get(n.id) == "request" for n in walk(use.value)
+    return source_of(use.value, Flow(tainted={}), parsed.flow.name_of, "path") == "request" \
+        or any(use.flow.source(n.id, "path") == "request" for n in walk(use.value)
         if isinstance(n, ast.Name))
 
 
@@ -932,7 +939,7 @@ def _joined_parts(node: ast.AST, parsed: PythonFile) -> list[ast.AST]:
 
 
 def _tainted(node: ast.AST, flow: Flow) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in flow.tainted and n.id not in flow.sanitised
+    return any(isinstance(n, ast.Name) and flow.source(n.id, "path") is not None
                for n in walk(node))
 
 
@@ -1012,6 +1019,11 @@ _RESPONSES = frozenset({
     "django.http.HttpResponse", "HttpResponse", "flask.make_response", "make_response",
     "flask.Response", "werkzeug.Response", "werkzeug.wrappers.Response",
     "starlette.responses.HTMLResponse", "fastapi.responses.HTMLResponse", "HTMLResponse"})
+# Calls that send a file to a browser, which renders it as its type says.
+_SENDERS = frozenset({"flask.send_file", "send_file", "flask.send_from_directory",
+                      "send_from_directory", "starlette.responses.FileResponse",
+                      "fastapi.responses.FileResponse", "FileResponse",
+                      "aiohttp.web.FileResponse", "django.http.FileResponse"})
 _HTML = re.compile(r"<\s*/?\s*[a-zA-Z]")
 _ESCAPE_HINT = ("Escape the values (format_html(\"<b>{}</b>\", value), markupsafe.escape) "
                 "or render a template with autoescaping.")
@@ -1028,7 +1040,7 @@ def _xss(parsed: PythonFile) -> Iterator[Report]:
         if arg is None or not (name in _MARK_SAFE or name in _FORMAT_HTML
                                or name in _TEMPLATE_STRINGS or name in _RESPONSES):
             continue
-        use = use_of(parsed, call, name, arg)
+        use = use_of(parsed, call, name, arg, "html")
         found = _html_finding(use)
         if found is not None:
             yield from _report(parsed, use, found[0], found[1], _ESCAPE_HINT)
@@ -1054,7 +1066,7 @@ def _html_elsewhere(parsed: PythonFile) -> Iterator[Report]:
         flow = parsed.flow.at(node)
         values = [n for n in walk(node) if isinstance(n, ast.Name)
                   and not _escaped(n, node, parsed)]
-        sources = [source_of(n, flow, parsed.flow.name_of) for n in values]
+        sources = [source_of(n, flow, parsed.flow.name_of, "html") for n in values]
         outside = [s for s in sources if s in _OUTSIDE] or (
             ["request"] if flow.handler and any(sources) else [])
         if not outside or _written_to_text_files(node, parsed):
@@ -1097,6 +1109,8 @@ def _html_finding(use: Use) -> tuple[Severity | None, str] | None:
         return ("error" if outside else "warning",
                 f"`{name}` marks text built{_from(use.source)} as safe HTML: input in it is "
                 "not escaped (XSS).")
+    if is_formatted(use.value):
+        return None  # every value in it is escaped
     return ("info", f"`{name}` marks a value as safe HTML; check nothing in it comes from "
                     "input.")
 
@@ -1163,9 +1177,17 @@ def _text_template(parsed: PythonFile, call: ast.AST | None, attribute: ast.AST 
 
 
 def _serves_pages(parsed: PythonFile) -> bool:
-    """The module has a web handler or makes a response."""
+    """The module has a web handler, makes a response or sends a file."""
+    served = parsed.memo.get("serves_pages")
+    if isinstance(served, bool):
+        return served
+    parsed.memo["serves_pages"] = served = _finds_page(parsed)
+    return served
+
+
+def _finds_page(parsed: PythonFile) -> bool:
     for node in walk(cast(ast.Module, parsed.tree)):
-        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _RESPONSES:
+        if isinstance(node, ast.Call) and parsed.flow.name_of(node) in _RESPONSES | _SENDERS:
             return True
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
                 and parsed.flow.at(node.body[0]).handler:
@@ -1184,7 +1206,11 @@ def _parents(parsed: PythonFile) -> dict[int, ast.AST]:
 
 def _written_to_text_files(node: ast.AST, parsed: PythonFile) -> bool:
     """HTML assigned to a name that its function only writes to files with a text name
-    (`body` written to `.pr-comment.md`): a Markdown file or a comment body, not a page."""
+    (`body` written to `.pr-comment.md`): a Markdown file or a comment body, not a page,
+    in a module that serves none (a file's name cannot make HTML a view sends into text:
+    `send_file("notes.md", mimetype="text/html")`)."""
+    if _serves_pages(parsed):
+        return False
     assign = _parents(parsed).get(id(node))
     function = parsed.flow.function_at(node)
     if function is None or not (isinstance(assign, ast.Assign) and len(assign.targets) == 1
@@ -1250,13 +1276,8 @@ RULES = (
 # --- the module's own wrappers of the sinks above -------------------------------------------
 
 def _shell_sink(call: ast.Call, name: str) -> list[ast.expr]:
-    if name in _ALWAYS_SHELL:
-        arg = first_arg(call, "cmd")
-    elif name in _SHELL_PARAM and is_const(keyword_arg(call, "shell"), True):
-        arg = first_arg(call, "args")
-    else:
-        return []
-    return [] if arg is None else [arg]
+    shell = shell_command(call, name)
+    return [shell.command] if shell is not None and shell.sure else []
 
 
 def _sql_sink(call: ast.Call, name: str) -> list[ast.expr]:
@@ -1274,8 +1295,9 @@ _SINKS: dict[Kind, SinkArguments] = {"shell": _shell_sink, "sql": _sql_sink, "pa
 # almost every module: no gate). Substrings, not words: a gate may let a module through, it
 # must never keep one out.
 _SINK_WORDS: dict[Kind, tuple[str, ...]] = {
-    "shell": ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell",
-              "spawn", "shell=True", "shell = True"),
+    # `sh` holds every shell's name and `shell=`; `exec` the exec family and `-c` lists'
+    # launchers' (`create_subprocess_exec`).
+    "shell": ("system", "popen", "getoutput", "spawn", "exec", "sh", "cmd", "powershell"),
     "sql": tuple(sorted(_RUNNERS)),
 }
 
@@ -1306,7 +1328,8 @@ def _module_wrappers(parsed: PythonFile) -> Wrappers:
     wrappers = parsed.memo.get("wrappers")
     if not isinstance(wrappers, Wrappers):
         wrappers = Wrappers(cast(ast.Module, parsed.tree), parsed.flow.name_of, _SINKS,
-                            kinds=_kinds_in(parsed.text) if parsed.text else None)
+                            kinds=_kinds_in(parsed.text) if parsed.text else None,
+                            normalise=parsed.shapes.normalised)
         parsed.memo["wrappers"] = wrappers
     return wrappers
 
@@ -1314,20 +1337,31 @@ def _module_wrappers(parsed: PythonFile) -> Wrappers:
 def _imported(parsed: PythonFile, call: ast.Call) -> tuple[Wrappers, str] | None:
     """The wrappers of the project module a call's function comes from, and the function's
     name there, when the call hands it formatted text or outside input; asked once a call."""
-    memo = cast(dict[int, tuple[Wrappers, str] | None], parsed.memo.setdefault("imported", {}))
-    if id(call) not in memo:
-        memo[id(call)] = None
-        aliases = parsed.memo.get("project_aliases")
-        if not isinstance(aliases, dict):
-            aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
-            parsed.memo["project_aliases"] = aliases
+    followed = _followed(parsed)
+    target = followed.get(id(call))
+    if target is None:
+        return None
+    return defining_module(parsed.project, target, _SINKS, _kinds_in)
+
+
+def _followed(parsed: PythonFile) -> dict[int, Target]:
+    """The calls of the file's scope worth following into a project module, each with its
+    target; all their modules read in one batch."""
+    followed = parsed.memo.get("followed")
+    if isinstance(followed, dict):
+        return cast(dict[int, Target], followed)
+    aliases = project_aliases(cast(ast.Module, parsed.tree), parsed.path)
+    found: dict[int, Target] = {}
+    for call, _name in parsed.scope_calls:
         target = target_of(call, aliases)
         if target is not None and is_project_module(parsed.project, target.module) \
                 and any(_worth_following(parsed, call, arg) for arg in
                         (*call.args, *(k.value for k in call.keywords))):
-            module = module_wrappers(parsed.project, target.module, _SINKS, _kinds_in)
-            memo[id(call)] = None if module is None else (module, target.function)
-    return memo[id(call)]
+            found[id(call)] = target
+    parsed.project.prefetch([path for target in found.values()
+                             for path in candidates(target.module)])
+    parsed.memo["followed"] = found
+    return found
 
 
 def _worth_following(parsed: PythonFile, call: ast.Call, arg: ast.expr) -> bool:

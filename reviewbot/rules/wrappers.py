@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 
@@ -29,6 +29,7 @@ MAX_PARAMS = 8
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Where a sink takes the value it is dangerous with: the arguments to look at, or [].
 SinkArguments = Callable[[ast.Call, str], list[ast.expr]]
+Normalise = Callable[[ast.Call], tuple[ast.Call, str]]
 
 
 class SinkPath(msgspec.Struct, frozen=True):
@@ -55,20 +56,63 @@ class _Step(msgspec.Struct, frozen=True):
     arguments: list[ast.expr]
 
 
+class Definitions(Protocol):
+    """A module's functions by name."""
+
+    def functions(self, name: str) -> list[Function]:
+        """The module-level function a name calls: any of these may be it."""
+        ...
+
+    def methods(self, name: str) -> list[Function]:
+        """The methods of that name, in any class: all of them must agree."""
+        ...
+
+
+class TreeDefinitions:
+    """A parsed module's functions: a module-level name is its last definition (the one that
+    runs: an earlier one of the same name is replaced), a method any class's."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._functions: dict[str, list[Function]] = {}
+        self._methods: dict[str, list[Function]] = {}
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._functions[node.name] = [node]
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self._methods.setdefault(item.name, []).append(item)
+
+    def functions(self, name: str) -> list[Function]:
+        return self._functions.get(name, [])
+
+    def methods(self, name: str) -> list[Function]:
+        return self._methods.get(name, [])
+
+
 class Wrappers:
     """The module's functions, and which of their parameters reach each kind of sink."""
 
     def __init__(self, tree: ast.Module, name_of: NameOf,
                  sinks: dict[Kind, SinkArguments], file: str = "",
-                 kinds: frozenset[Kind] | None = None) -> None:
-        self._tree = tree
+                 kinds: frozenset[Kind] | None = None,
+                 normalise: Normalise | None = None,
+                 definitions: Definitions | None = None) -> None:
+        # The functions a call may name: from the tree, or read one by one from a module too
+        # large to parse whole (rules/imported.py).
+        self._found = definitions or TreeDefinitions(tree)
+        # Calls read as they run (rules/python_calls.py): `partial(subprocess.run,
+        # shell=True)(cmd)` is a shell like `subprocess.run(cmd, shell=True)`.
+        self._normalise = normalise
         # The kinds of sink the module's text names at all (None: any): a module that never
         # mentions a shell has no shell wrapper, and costs no walk for one.
         self._kinds = kinds
         self._name_of = name_of
         self._sinks = sinks
         self._file = file
-        self._defs: dict[str, list[Function]] | None = None
+        # What the module imports by name, as dotted paths: a name it hands on from
+        # another module (a package's `__init__.py`), rules/imported.py.
+        self.exports: dict[str, str] = {}
         self._memo: dict[tuple[Kind, int], dict[str, SinkPath]] = {}
         # Each function's calls with their names: one walk, whatever kinds are asked.
         self._calls: dict[int, list[tuple[ast.Call, str]]] = {}
@@ -80,29 +124,27 @@ class Wrappers:
         it, with the parameter it binds and the way there."""
         if self._kinds is not None and kind not in self._kinds:
             return
-        definitions = self._definitions().get(name or _callee(call) or "")
+        method = name is None and _is_method_call(call)
+        definitions = self._lookup(name or _callee(call) or "", method)
         if not definitions:
             return
         reached = [self._reaching(kind, f, 0) for f in definitions]
-        shared = set.intersection(*(set(r) for r in reached))
-        for param in sorted(shared):
-            arg = _argument(call, definitions[0], param)
+        # A method may be any class's: every one must lead there. A module-level name is one
+        # function, though a module read in slices may offer several candidates: any.
+        params = set.intersection(*(set(r) for r in reached)) if method \
+            else set().union(*(set(r) for r in reached))
+        for param in sorted(params):
+            at = next(i for i, r in enumerate(reached) if param in r)
+            arg = _argument(call, definitions[at], param)
             if arg is not None:
-                yield arg, param, reached[0][param]
+                yield arg, param, reached[at][param]
 
     def defines(self, name: str) -> bool:
         """Whether the module defines a function or method of this name."""
-        return name in self._definitions()
+        return bool(self._found.functions(name) or self._found.methods(name))
 
-    def _definitions(self) -> dict[str, list[Function]]:
-        if self._defs is None:
-            self._defs = {}
-            for node in self._tree.body:
-                members = node.body if isinstance(node, ast.ClassDef) else [node]
-                for item in members:
-                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                        self._defs.setdefault(item.name, []).append(item)
-        return self._defs
+    def _lookup(self, name: str, method: bool) -> list[Function]:
+        return self._found.methods(name) if method else self._found.functions(name)
 
     def _reaching(self, kind: Kind, function: Function, depth: int) -> dict[str, SinkPath]:
         """The function's parameters that reach a sink of the kind, and how."""
@@ -114,7 +156,7 @@ class Wrappers:
         steps = self._steps(kind, function, depth)
         # A function with no sink and no wrapper call in it costs no flow (most of them).
         for param in _params(function)[:MAX_PARAMS] if steps else ():
-            path = self._param_path(function, param, steps)
+            path = self._param_path(kind, function, param, steps)
             if path is not None:
                 found[param] = path
         self._memo[key] = found
@@ -133,7 +175,8 @@ class Wrappers:
                 continue
             if depth + 1 >= MAX_DEPTH or _callee(call) == function.name:
                 continue
-            for inner in self._definitions().get(_callee(call) or "", [])[:1]:
+            method = _is_method_call(call)
+            for inner in self._lookup(_callee(call) or "", method)[:1 if method else None]:
                 for inner_param, path in self._reaching(kind, inner, depth + 1).items():
                     arg = _argument(call, inner, inner_param)
                     if arg is not None:
@@ -144,20 +187,22 @@ class Wrappers:
 
     def _named_calls(self, function: Function) -> list[tuple[ast.Call, str]]:
         if id(function) not in self._calls:
-            self._calls[id(function)] = [(call, self._name_of(call))
-                                         for call in _calls(function)]
+            self._calls[id(function)] = [
+                self._normalise(call) if self._normalise else (call, self._name_of(call))
+                for call in _calls(function)]
         return self._calls[id(function)]
 
-    def _param_path(self, function: Function, param: str,
+    def _param_path(self, kind: Kind, function: Function, param: str,
                     steps: list[_Step]) -> SinkPath | None:
         flow = flow_for(function, [param], self._name_of)
         for step in steps:
-            if any(self._from(arg, flow) for arg in step.arguments):
+            if any(self._from(arg, flow, kind) for arg in step.arguments):
                 return step.path
         return None
 
-    def _from(self, arg: ast.expr, flow: Flow) -> bool:
-        return source_of(arg, flow, self._name_of) == "parameter"
+    def _from(self, arg: ast.expr, flow: Flow, kind: Kind) -> bool:
+        """The parameter reaches the argument, past no sanitiser of the sink's kind."""
+        return source_of(arg, flow, self._name_of, kind) == "parameter"
 
 
 def _callee(call: ast.Call) -> str | None:
@@ -169,6 +214,10 @@ def _callee(call: ast.Call) -> str | None:
             and func.value.id in ("self", "cls"):
         return func.attr
     return None
+
+
+def _is_method_call(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute)
 
 
 def _params(function: Function) -> list[str]:

@@ -12,6 +12,11 @@ By who attacks:
   through statement, secret and guard shapes the rules must read as the language does:
   tests/attacks/statement_shapes_test.py, tests/attacks/secret_shapes_test.py,
   tests/attacks/guard_shapes_test.py, tests/attacks/workflow_triggers_test.py;
+  through the shapes of Python the rules know, the same danger written so a rule would miss
+  it or rate it lower (a call's shape, a sanitiser of another kind, a check that guards
+  nothing, a wrapper kept from being followed, a view registered by hand):
+  tests/attacks/call_shapes_test.py, sanitiser_kinds_test.py, guards_test.py,
+  wrapper_shapes_test.py, view_shapes_test.py;
   through git attributes: tests/attacks/attributes_test.py;
   through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
   output folder: tests/cli_test.py, tests/config_test.py and
@@ -299,6 +304,11 @@ QUIETENINGS: dict[str, Quietening] = {
     "output_dir in a git directory":
         q("../cli_test.py::test_the_repository_config_cannot_put_run_folders_in_git", "base",
           None, REFUSED),
+    # rules/python_injection.py `_written_to_text_files`: HTML written only to files named as
+    # text is a comment body, not a page, in a module that serves none.
+    "HTML written to a file named as text":
+        q("view_shapes_test.py::test_html_written_to_a_text_file_and_served_as_html_is_xss",
+          "change", None, PRECISION),
     # deliver/delivery.py `_our_finding_comments`: a dismissal stops a comment, never the
     # exit code or the reports; on GitLab a resolved thread is one, and the merge request's
     # author may resolve one.

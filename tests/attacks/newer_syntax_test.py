@@ -94,17 +94,39 @@ def test_a_template_string_is_not_a_formatted_command_but_its_values_are_code() 
         ("python.shell-injection", 4, "error")]
 
 
-def test_an_fstring_the_rewrite_cannot_express_is_named_and_read_by_patterns() -> None:
-    """An f-string 3.11 cannot express at all (a line break inside a one-line string's
-    expression) loses only its own lines to line patterns; the rest of the file keeps the
-    tree rules' severities, and the note names the lines."""
-    code = ("import subprocess\nimport os\nos.system(f'rm {path\n}')\n" + SHELL)
-    result = review("app/tool.py", code)
-    assert _shell(list(result.findings)) == [(3, "error", True), (5, "error", False)]
-    assert result.notes == ("app/tool.py uses Python 3.12 syntax (f-strings of PEP 701) that "
-                            "Python 3.11 cannot parse: read through a rewrite, and lines 3, 4 "
-                            "(code the rewrite cannot carry over) checked with line patterns "
-                            "only",)
+VIEW = ("import subprocess\nfrom flask import request, send_file\n\n\ndef view(cursor):\n"
+        "    host = request.args['h']\n")
+# (the plain sink, its f-string with a line break inside the braces: valid on 3.12)
+BROKEN_BRACES = {
+    "SQL": ("    cursor.execute(f'SELECT * FROM t WHERE a = {host}')\n",
+            "    cursor.execute(f'SELECT * FROM t WHERE a = {host\n}')\n"),
+    "a path": ("    return send_file(f'/srv/{host}')\n",
+               "    return send_file(f'/srv/{\n    host}')\n"),
+    "eval": ("    eval(f'{host}')\n", "    eval(f'{host\n}')\n"),
+    "a shell": ("    subprocess.run(f'ping {host}', shell=True)\n",
+                "    subprocess.run(f'ping {host  # the host\n}', shell=True)\n"),
+    "quotes nested three deep": (
+        "    subprocess.run(f'ping {host}', shell=True)\n",
+        "    subprocess.run(f\"ping {f'{f\"{host}\"}'}\", shell=True)\n"),
+    "a line break three deep, with a format": (
+        "    subprocess.run(f'ping {host}', shell=True)\n",
+        "    subprocess.run(f\"ping {f'{f\"{host\n}\"!r:>{len(\nhost)}}'}\", shell=True)\n"),
+}
+
+
+@pytest.mark.parametrize(("plain", "twin"), BROKEN_BRACES.values(), ids=BROKEN_BRACES.keys())
+def test_an_fstring_no_older_syntax_holds_is_read_at_full_strength(plain: str,
+                                                                    twin: str) -> None:
+    """An f-string the rewrite cannot put in 3.11 syntax (a line break inside a one-line
+    string's braces, quotes nested three deep) is built as the tree 3.12 gives it: the
+    finding is the plain f-string's, by the same rule at the same severity on the same
+    line, and no line is left to line patterns."""
+    expected = [(f.rule_id, f.severity, f.start_line) for f in findings("app/views.py",
+                                                                         VIEW + plain)]
+    assert len(expected) == 1
+    result = review("app/views.py", VIEW + twin)
+    assert [(f.rule_id, f.severity, f.start_line) for f in result.findings] == expected
+    assert result.notes == ()
 
 
 @pytest.mark.parametrize(("code", "note"), [

@@ -14,7 +14,6 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
-from reviewbot.rules.base import PROJECT_READS
 from reviewbot.rules.imported import MAX_MODULE_CHARS
 from reviewbot.rules.python_ast import enclosing_function
 from reviewbot.schema import Finding
@@ -187,24 +186,33 @@ def test_a_module_that_is_not_the_projects_is_never_read() -> None:
     assert project.asked == []
 
 
-def test_reads_stop_at_the_runs_budget() -> None:
-    count = PROJECT_READS + 4
-    calls = "".join(f"    mod{n}.run(f'x {{name}}')\n" for n in range(count))
+def test_a_files_calls_into_many_modules_are_each_followed_in_one_batch() -> None:
+    """No budget is shared by the calls: a file calling 20 project modules has every one
+    followed, and the modules are read in one batch."""
+    count = 20
+    calls = "".join(f"    mod{n}.run_command(f'x {{name}}')\n" for n in range(count))
     imports = "".join(f"import mod{n}\n" for n in range(count))
     new = f"{imports}\n\ndef go(name):\n{calls}"
     old = new.replace("{name}", "a")
     project = Project({f"mod{n}.py": UTILS for n in range(count)})
-    assert _imported("app.py", new, old, project) == []
-    assert len(project.asked) == PROJECT_READS
+    found = _imported("app.py", new, old, project)
+    assert len(found) == count
+    assert {f.rule_id for f in found} == {"python.shell-injection"}
+    assert len(project.asked) == 1
 
 
-def test_a_module_too_large_or_not_python_is_not_followed() -> None:
+def test_a_module_too_large_to_parse_has_its_function_read_alone() -> None:
+    """A wrapper module padded past the size parsed whole still has the called function
+    read; one that is not Python is not followed."""
     new = "from pkg import big, bad\n\n\ndef go(name):\n    big.run_command(f'x {name}')\n" \
         "    bad.run_command(f'x {name}')\n"
     old = new.replace("{name}", "a")
-    project = Project({"pkg/big.py": UTILS + "#" * MAX_MODULE_CHARS,
+    project = Project({"pkg/big.py": UTILS + "#" * MAX_MODULE_CHARS + "\nX = 1\n",
                        "pkg/bad.py": UTILS + "def (:\n"})
-    assert _imported("pkg/cli.py", new, old, project) == []
+    [finding] = _imported("pkg/cli.py", new, old, project)
+    assert (finding.rule_id, finding.severity, finding.start_line) == (
+        "python.shell-injection", "error", 5)
+    assert "to `subprocess.run` (line 5 of pkg/big.py)" in finding.message
 
 
 def test_staged_in_a_real_repository(repo: GitFixture, tmp_path: Path,
