@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,8 +125,19 @@ class GitRepo:
         """The index as a tree object (what a commit would record), written into the object
         database like `git commit` does. `git diff --cached` may read a file from the work
         tree when its stat data says it is unchanged, and a file it cannot open there is
-        then diffed as empty; a tree's blobs are the index's, whatever the work tree holds."""
-        status, out, err = self._execute(["write-tree"])
+        then diffed as empty; a tree's blobs are the index's, whatever the work tree holds.
+
+        `git write-tree` locks the index it reads to store the trees it computed, so two
+        hooks at once (or a `git add` beside one) would fail on `index.lock`: it reads a
+        private copy of the index instead, and the user's index is never written."""
+        index = self.root / self.text(["rev-parse", "--git-path", "index"])
+        with tempfile.TemporaryDirectory(prefix="reviewbot-index-") as scratch:
+            copy = Path(scratch) / "index"
+            try:
+                shutil.copyfile(index, copy)
+            except FileNotFoundError:
+                pass  # no index yet: an empty one, which write-tree reads as the empty tree
+            status, out, err = _git(self.root, ["write-tree"], env={"GIT_INDEX_FILE": str(copy)})
         if status == 0:
             return out.decode("ascii").strip()
         if "unmerged" in err:
@@ -366,14 +379,15 @@ _GIT_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_LITERAL_PATHSPECS": "1",
             "GIT_TERMINAL_PROMPT": "0"}
 
 
-def _git(cwd: Path, args: Sequence[str], data: bytes | None = None) -> tuple[int, bytes, str]:
+def _git(cwd: Path, args: Sequence[str], data: bytes | None = None,
+         env: dict[str, str] | None = None) -> tuple[int, bytes, str]:
     """Run git directly: a subprocess is all a git call needs, and GitPython's import alone
-    was a twentieth of a small hook's time."""
+    was a twentieth of a small hook's time. `env` adds to the environment git gets."""
     try:
         result = subprocess.run(["git", *_CONFIG_OVERRIDES, *args], cwd=cwd, input=data,
                                 stdin=None if data is not None else subprocess.DEVNULL,
                                 capture_output=True, check=False,
-                                env={**os.environ, **_GIT_ENV})
+                                env={**os.environ, **_GIT_ENV, **(env or {})})
     except FileNotFoundError as exc:
         if exc.filename != "git":
             raise GitError(f"{cwd} does not exist (git runs there).") from exc

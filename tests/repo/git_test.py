@@ -101,3 +101,33 @@ def test_grep_searches_files_the_attributes_call_binary(repo: GitFixture,
     found = open_repo(repo.root).grep("helper", source)
     assert sorted(found) == [("legacy/util.js", 1, "function helper() {}"),
                              ("lib.py", 1, "def helper():")]
+
+
+def test_the_staged_tree_is_read_while_another_git_holds_the_index(repo: GitFixture) -> None:
+    """A `git add` or a second hook holding `index.lock` does not stop the staged review, and
+    the user's index is never written (write-tree reads a private copy)."""
+    repo.write("a.py", "x = 1\n")
+    repo.stage("a.py")
+    index = repo.root / ".git" / "index"
+    before = index.read_bytes()
+    (repo.root / ".git" / "index.lock").write_bytes(b"")
+    tree = open_repo(repo.root).index_tree()
+    assert repo.git("ls-tree", "--name-only", tree).split() == ["a.py"]
+    assert index.read_bytes() == before
+
+
+def test_the_staged_tree_is_the_index_git_names(repo: GitFixture,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`git commit -a` runs hooks with GIT_INDEX_FILE naming its own index: that one is
+    reviewed, and a repository with no index yet gives the empty tree."""
+    opened = open_repo(repo.root)
+    assert opened.index_tree() == opened.empty_tree()
+    repo.write("a.py", "x = 1\n")
+    repo.write("b.py", "y = 2\n")
+    repo.stage("a.py")
+    other = repo.root / ".git" / "other-index"
+    subprocess.run(["git", "add", "b.py"], cwd=repo.root, check=True,
+                   env={**os.environ, "GIT_INDEX_FILE": str(other)})
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other))
+    tree = opened.index_tree()
+    assert repo.git("ls-tree", "--name-only", tree).split() == ["b.py"]
