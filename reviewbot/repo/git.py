@@ -7,6 +7,7 @@ expected" on otherwise valid diffs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -133,10 +134,9 @@ class GitRepo:
         index = self.root / self.text(["rev-parse", "--git-path", "index"])
         with tempfile.TemporaryDirectory(prefix="reviewbot-index-") as scratch:
             copy = Path(scratch) / "index"
-            try:
+            # No index yet reads as an empty one: write-tree gives the empty tree.
+            with contextlib.suppress(FileNotFoundError):
                 shutil.copyfile(index, copy)
-            except FileNotFoundError:
-                pass  # no index yet: an empty one, which write-tree reads as the empty tree
             status, out, err = _git(self.root, ["write-tree"], env={"GIT_INDEX_FILE": str(copy)})
         if status == 0:
             return out.decode("ascii").strip()
