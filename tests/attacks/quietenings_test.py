@@ -208,6 +208,19 @@ def test_a_base_suppression_does_not_cover_a_statement_the_change_alters() -> No
         ("nosec", "change", "uid is an int")]
 
 
+def test_a_suppression_on_a_line_of_many_lines_covers_nothing(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """With old Mac line endings a file is one line to git and many to Python: a `# nosec`
+    anywhere in it would be "on the line" of every finding. It covers nothing, and says so."""
+    repo.commit("base")
+    repo.write("mac.py", 'import subprocess\r\r\rdef f(host):\r'
+                         '    subprocess.run(f"ssh {host}", shell=True)\r# nosec\r\n')
+    repo.stage()
+    code, doc = _json(repo, capsys, "--mode", "staged")
+    assert (code, _rules(doc)) == (1, [("python.shell-injection", "mac.py", 1)])
+    assert "holds more than one line of code" in doc["findings"][0]["message"]  # type: ignore[index]
+
+
 @pytest.mark.parametrize("comment", ["# reviewbot: ignore[js.eval", "# reviewbot: ignored",
                                      "# reviewbot: ignores all"])
 def test_a_suppression_that_names_nothing_suppresses_nothing(comment: str) -> None:
