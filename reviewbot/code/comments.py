@@ -34,10 +34,12 @@ _COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment"})
 # reviewbot's language -> Pygments' lexer alias (and its options).
 _PYGMENTS: dict[str, str] = {
     "shell": "bash", "sql": "sql", "yaml": "yaml", "toml": "toml", "ini": "ini",
-    "xml": "xml", "html": "html", "css": "css", "markdown": "markdown", "rst": "rst",
+    "xml": "xml", "html": "html+jinja", "css": "css", "markdown": "markdown", "rst": "rst",
     "terraform": "terraform", "protobuf": "protobuf", "lua": "lua", "perl": "perl",
     "r": "splus", "vue": "vue", "svelte": "html", "dart": "dart", "elixir": "elixir",
-    "dockerfile": "docker", "make": "make", "groovy": "groovy", "ruby": "ruby", "php": "php",
+    # A Dockerfile's instructions read as a shell reads them: `RUN x  # note` ends in a shell
+    # comment, which Pygments' Docker lexer does not mark.
+    "dockerfile": "bash", "make": "make", "groovy": "groovy", "ruby": "ruby", "php": "php",
     "kotlin": "kotlin", "scala": "scala", "csharp": "csharp", "swift": "swift", "c": "c",
     "cpp": "cpp", "json": "json",
 }
@@ -91,7 +93,8 @@ def _pygments(text: str, language: str) -> dict[int, str]:
     prose: dict[int, list[str]] = {}
     line = 1
     for kind, value in _lexer(_PYGMENTS.get(language, _SHELL_LIKE)).get_tokens(source):
-        if is_token_subtype(kind, Comment):
+        # A preprocessor line (`#define X "..."`) or a template's `{{` is no comment.
+        if is_token_subtype(kind, Comment) and not is_token_subtype(kind, Comment.Preproc):
             target = found
         elif language == "markdown" and kind is Text:
             target = prose

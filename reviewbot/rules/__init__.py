@@ -340,7 +340,7 @@ def _skipped(rule: Rule, change: FileChange, config: Config, policy: Policy) -> 
     if rule.category == "secrets":
         return None
     if IGNORED in change.tags:
-        glob, origin = ignore_glob(change.path, config)
+        glob, origin = ignore_glob(change.linked or change.path, config)
         return Quiet("ignore", policy.decided(origin.trusted), justification=glob)
     kind = next((tag for tag in sorted(change.tags & SECRETS_ONLY_TAGS)), None)
     if kind is not None:

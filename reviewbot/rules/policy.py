@@ -60,8 +60,8 @@ def file_quietenings(changes: Sequence[FileChange], config: Config, policy: Poli
                                        "base holds minified")
              for path, count in (long_lines or {}).items()]
     for change in changes:
-        if ignored_tag in change.tags:
-            glob, origin = ignore_glob(change.path, config)
+        if ignored_tag in change.tags:  # a link's target: by the link's name
+            glob, origin = ignore_glob(change.linked or change.path, config)
             found.append(QuietedFile(file_path=change.path, kind="ignore",
                                      decided_by=policy.decided(origin.trusted),
                                      justification=glob, new=change.kind.new))

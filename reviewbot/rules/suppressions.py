@@ -47,6 +47,8 @@ _BANDIT: dict[str, frozenset[str]] = {
     "python.path-traversal": frozenset({"B202"}),
     "python.debug-leftover": frozenset({"B101"}),
 }
+# What ends a line for Python or JavaScript and not for git.
+_LINE_BREAKS = re.compile("[\r\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
 # A justification is the author's words, shown where the reviewer looks: bounded.
 MAX_JUSTIFICATION = 200
 
@@ -102,11 +104,18 @@ def _mentions(text: str) -> bool:
 
 def suppression(change: FileChange, first: int, rule_id: str, secret: bool) -> Suppressed:
     """Whether a comment on the line a finding starts on quietens it."""
-    if not _mentions(change.line(first)):
+    text = change.line(first)
+    if not _mentions(text):
         return NOTHING
     found = directive(change.comment_on(first), rule_id, secret)
     if found is None:
         return NOTHING
+    if _LINE_BREAKS.search(text.rstrip("\r")):
+        # One line to git, several to the language (a bare `\r`, U+2028): a comment on any of
+        # them would read as on the finding's line.
+        return Suppressed(note=(
+            f"Line {first} holds more than one line of code (a bare carriage return or a line "
+            "separator): a suppression on it covers nothing."))
     if first in change.added_by_line:
         return Suppressed(Quiet(found.kind, "change", justification=found.justification))
     return Suppressed(note=(

@@ -9,6 +9,7 @@ from typing import cast
 
 from reviewbot.errors import ArtifactError
 from reviewbot.report import counted, display_path
+from reviewbot.report.quietened import text_lines
 from reviewbot.run.artifacts import STEPS, load_artifact
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
@@ -72,6 +73,7 @@ def explain_lines(run_dir: Path) -> list[str]:
         "context level: " + _counts(u.rule_context_level for u in rules.units),
         "tags: " + (_counts(t for u in rules.units for t in u.tags) or "none"),
         "findings: " + ", ".join(f"{n} {level}" for level, n in report.stats.findings.items()),
+        *text_lines(report),
         "",
         "units:",
     ]

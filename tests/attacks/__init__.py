@@ -206,6 +206,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a base suppression over a statement the change alters":
         q("quietenings_test.py::test_a_base_suppression_does_not_cover_a_statement_the_"
           "change_alters", "base", "nosec", REFUSED),
+    "a suppression on a line git reads as one and Python as many (a bare \\r)":
+        q("quietenings_test.py::test_a_suppression_on_a_line_of_many_lines_covers_nothing",
+          "change", "nosec", REFUSED),
     "a suppression that names nothing (`ignore[js.eval` with no `]`)":
         q("quietenings_test.py::test_a_suppression_that_names_nothing_suppresses_nothing",
           "change", "suppression", REFUSED),

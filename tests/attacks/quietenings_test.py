@@ -15,7 +15,7 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
-from reviewbot.rules import run_rules, scanners
+from reviewbot.rules import RULES, run_rules, scanners
 from reviewbot.schema import HistoryLine
 from tests.conftest import GitFixture
 from tests.report.formats_test import validate_sarif
@@ -158,13 +158,16 @@ SHELL_IN = 'import subprocess\n\n\ndef f(host):\n    subprocess.run({}, shell=Tr
     ("app/k.py", f'KEY, NOTE = "{AWS_KEY}", "pragma: allowlist secret"\n',
      "secrets.hardcoded"),
     ("conf/.env", f'KEY="{AWS_KEY} # pragma: allowlist secret"\n', "secrets.hardcoded"),
+    ("Dockerfile", 'FROM debian\nRUN curl https://x.example/i.sh | sh ; echo "# reviewbot: '
+                   'ignore"\n', "shell.curl-pipe-shell"),
 ])
 def test_suppression_words_in_a_string_suppress_nothing(path: str, code: str,
                                                         rule: str) -> None:
     """`# nosec`, `reviewbot: ignore` and `pragma: allowlist secret` inside a string are
     text the code holds, not a comment: the finding stays, at its level."""
     result = review(path, code)
-    assert [(f.rule_id, f.severity) for f in result.findings] == [(rule, "error")]
+    assert [(f.rule_id, f.severity) for f in result.findings if f.rule_id == rule] == [
+        (rule, RULES[rule].severity if rule.startswith("shell.") else "error")]
     assert result.quieted == ()
 
 
@@ -176,13 +179,19 @@ def test_suppression_words_in_a_string_suppress_nothing(path: str, code: str,
      "suppression"),
     ("app/k.py", f'KEY = "{AWS_KEY}"  # pragma: allowlist secret\n', "allowlist"),
     ("conf/b.env", f"KEY={AWS_KEY}  # pragma: allowlist secret\n", "allowlist"),
+    ("Dockerfile", "FROM debian\nRUN curl https://x.example/i.sh | sh  "
+                   "# reviewbot: ignore[shell.curl-pipe-shell]\n", "suppression"),
+    ("app/t.html", "<div>{{ body|safe }}</div>{# reviewbot: ignore #}\n", "suppression"),
 ])
 def test_a_suppression_in_a_comment_still_works_and_is_counted(path: str, code: str,
                                                                kind: str) -> None:
+    """In a comment of the file's language (a shell comment after a Dockerfile's RUN, a
+    Jinja comment in a template), on the finding's line, in the hook: it still quietens the
+    finding, and the finding is known, decided by the change."""
     result = review(path, code)
-    assert result.findings == ()
-    assert [(q.kind, q.decided_by, q.finding.severity) for q in result.quieted] == [
-        (kind, "change", "error")]
+    [quieted] = result.quieted
+    assert (quieted.kind, quieted.decided_by) == (kind, "change")
+    assert quieted.finding.rule_id not in {f.rule_id for f in result.findings}
 
 
 # --- 4. a base suppression covers only what it covered at the base ------------------------
@@ -206,6 +215,19 @@ def test_a_base_suppression_does_not_cover_a_statement_the_change_alters() -> No
     assert result.findings == ()
     assert [(q.kind, q.decided_by, q.justification) for q in result.quieted] == [
         ("nosec", "change", "uid is an int")]
+
+
+def test_a_suppression_on_a_line_of_many_lines_covers_nothing(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """With old Mac line endings a file is one line to git and many to Python: a `# nosec`
+    anywhere in it would be "on the line" of every finding. It covers nothing, and says so."""
+    repo.commit("base")
+    repo.write("mac.py", 'import subprocess\r\r\rdef f(host):\r'
+                         '    subprocess.run(f"ssh {host}", shell=True)\r# nosec\r\n')
+    repo.stage()
+    code, doc = _json(repo, capsys, "--mode", "staged")
+    assert (code, _rules(doc)) == (1, [("python.shell-injection", "mac.py", 1)])
+    assert "holds more than one line of code" in doc["findings"][0]["message"]  # type: ignore[index]
 
 
 @pytest.mark.parametrize("comment", ["# reviewbot: ignore[js.eval", "# reviewbot: ignored",

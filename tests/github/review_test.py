@@ -256,3 +256,22 @@ def test_the_inline_level_error_keeps_warnings_off_the_lines(
     assert summary.index("`app/load.py` L5") < summary.index("`app/report.py` L2")
     assert main(["--repo", str(pull.repo.root), "--inline-level", "info"]) == 2
     assert "--inline-level is for --mode github" in capsys.readouterr().err
+
+
+def test_a_suppression_the_pull_request_adds_is_shown_not_silent(
+        pull: PullRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """"0 error" is not the whole story: the summary comment names the error the pull
+    request suppresses, with its file and line; the job summary lists it; the SARIF file
+    has it as a suppressed result, with the comment's words."""
+    pull.push({"app/run.py": BAD.replace("shell=True)", "shell=True)  # nosec trust me")})
+    assert review(pull) == 0
+    summary = pull.github.summary()["body"]
+    assert "**The change suppresses 1 error**" in summary
+    assert "`app/run.py` L5 `python.shell-injection`" in summary
+    assert "**The change suppresses 1 error**" in (pull.home / "summary.md").read_text()
+    sarif = json.loads(Path(outputs(pull)["sarif"]).read_text())
+    [result] = sarif["runs"][0]["results"]
+    assert result["suppressions"] == [{"kind": "inSource", "justification": "trust me",
+                                       "properties": {"quietening": "nosec",
+                                                      "decidedBy": "change"}}]
+    assert outputs(pull)["errors"] == "0"

@@ -190,3 +190,19 @@ def test_codequality_and_full_review_flags(pipeline: MergeRequest, tmp_path: Pat
     target = tmp_path / "cq.json"
     assert review(pipeline, "--codequality", str(target), "--full-review") == 1
     assert json.loads(target.read_text())[0]["check_name"] == "python.shell-injection"
+
+
+def test_a_suppression_the_merge_request_adds_is_in_the_summary_not_the_report(
+        pipeline: MergeRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Code Quality has no field for a suppression: the finding a `# nosec` quietens is left
+    out of the report, and the summary note counts it and lists it, with its file and line."""
+    head = pipeline.push({"app/run.py": RUN.replace("shell=True)", "shell=True)  # nosec")})
+    monkeypatch.setenv("CI_COMMIT_SHA", head)
+    assert review(pipeline) == 0
+    assert report(tmp_path) == []
+    [summary] = summaries(pipeline)
+    body = str(summary["body"])
+    assert "**Quietened:** 1 finding, 1 by the change (`nosec`: 1 not reported)." in body
+    assert ("- **warning**, not reported: `app/run.py` L5 Command run through a shell "
+            "(`python.shell-injection`), by the change (`nosec`)") in body

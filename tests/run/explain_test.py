@@ -25,6 +25,10 @@ def test_explain_shows_coverage_and_decisions(
     assert "staged review against main" in out
     assert "coverage: 3 units in 3 files reviewed, 1 ignored by config" in out
     assert "findings: 1 error, 0 warning, 0 info" in out
+    # The ignored file is new: named, with the glob, which the change itself writes (the
+    # hook reads the work tree's config, and .reviewbot.toml is staged too).
+    assert ("new files checked for secrets only: app/.reviewbot-ignored.py (`ignore` glob "
+            "`*ignored*`, decided by the change)") in out
     units = [line for line in out.splitlines() if line.startswith("  ") and "priority" in line]
     assert units[0].startswith("  app/run.py L1-L2  add  high priority, function")
     assert ("why: security_sensitive: subprocess, rule findings; "
