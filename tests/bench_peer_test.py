@@ -119,6 +119,16 @@ def test_the_first_eleven_cases_are_all_there_in_front() -> None:
     assert len(ORIGINAL) == 11
 
 
+def test_the_case_set_is_large_and_varied_enough_to_steer_by() -> None:
+    assert len(CASES) >= 40
+    assert len({c.name for c in CASES}) == len(CASES)
+    assert sum(1 for c in CASES if c.clean) >= 15
+    defect_languages = {c.language for c in CASES if not c.clean}
+    assert {"python", "go"} <= defect_languages
+    assert defect_languages & {"javascript", "typescript"}
+    assert all(c.kind == ("clean" if c.clean else "defect") for c in CASES)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_each_labelled_line_exists_and_the_change_touches_it(case: Case,
                                                                tmp_path: Path) -> None:
