@@ -33,7 +33,7 @@ class Request:
                 "completion": self.completion_tokens, "seconds": round(self.seconds, 2)}
 
 
-def _usage(payload: Any) -> tuple[int, int] | None:
+def reported_usage(payload: Any) -> tuple[int, int] | None:
     """(prompt, completion) tokens from a reply or a stream chunk: `usage`, else llama.cpp's
     `timings` (a stream without `include_usage` reports only those)."""
     if not isinstance(payload, dict):
@@ -48,12 +48,12 @@ def _usage(payload: Any) -> tuple[int, int] | None:
     return None
 
 
-def _stream_usage(body: bytes) -> tuple[int, int] | None:
+def stream_usage(body: bytes) -> tuple[int, int] | None:
     found = None
     for line in body.splitlines():
         if line.startswith(b"data:") and line[5:].strip() not in (b"", b"[DONE]"):
             try:
-                found = _usage(json.loads(line[5:])) or found
+                found = reported_usage(json.loads(line[5:])) or found
             except ValueError:
                 continue
     return found
@@ -105,7 +105,7 @@ class CountingProxy:
                seconds: float) -> None:
         usage = None
         try:
-            usage = _stream_usage(reply) if streamed else _usage(json.loads(reply or b"{}"))
+            usage = stream_usage(reply) if streamed else reported_usage(json.loads(reply or b"{}"))
         except ValueError:
             usage = None
         prompt, completion = usage or (0, 0)
