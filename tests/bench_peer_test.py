@@ -13,7 +13,7 @@ from bench.peer.case import CHANGE, Case, Defect, build
 from bench.peer.cases import CASES
 from bench.peer.cases.original import ORIGINAL
 from bench.peer.pr_agent import remarks as pr_agent_remarks
-from bench.peer.proxy import stream_usage, reported_usage
+from bench.peer.proxy import reported_usage, stream_usage
 from bench.peer.score import Remark, Tally, found, hits, names, score, tally
 
 LEAK = Defect("app/report.py", 7, "bug", "handles never closed", ("close", "leak", "with open"))
@@ -162,10 +162,11 @@ def _added_near(diff: str, defect: Defect) -> bool:
     return False
 
 
-# --- what the proxy counts ----------------------------------------------------------------------
+# --- what the proxy counts -----------------------------------------------------------------
 
 def test_the_proxy_reads_the_tokens_the_server_reports() -> None:
-    assert reported_usage({"usage": {"prompt_tokens": 1646, "completion_tokens": 123}}) == (1646, 123)
+    reply = {"usage": {"prompt_tokens": 1646, "completion_tokens": 123}}
+    assert reported_usage(reply) == (1646, 123)
     # A llama.cpp stream without include_usage reports its timings only.
     assert reported_usage({"timings": {"prompt_n": 31, "predicted_n": 339}}) == (31, 339)
     assert reported_usage({"usage": None}) is None
