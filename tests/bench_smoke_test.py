@@ -32,7 +32,7 @@ import pytest
 from bench.corpus import PAIRS
 from bench.vulnerability_fixes import FIXES, VulnFix
 from tests.conftest import GitFixture
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.fake_openai import FakeOpenAI, Received, Scripted, completion, one_call_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -136,8 +136,11 @@ PAGING = {"file_path": "app/paging.py", "start_line": 4, "end_line": 4, "severit
 
 
 def _reviewer(request: Received) -> Scripted:
-    """A reviewer that records the off-by-one where it reviews app/paging.py, and finishes."""
+    """A reviewer that reports the off-by-one where it reviews app/paging.py (in one call, or
+    with record_finding in a conversation), and nothing else."""
     text = json.dumps(request.messages)
+    if not request.body.get("tools"):
+        return one_call_answer(request, PAGING if "app/paging.py" in text else None)
     if request.body.get("tools") and "app/paging.py" in text and '"role": "tool"' not in text:
         return Scripted(body=completion(None, tool_calls=[{
             "id": "c0", "type": "function",
@@ -162,7 +165,7 @@ def test_peer_review_counts_every_request_and_scores_both_sides(tmp_path: Path) 
         fake.stop()
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [r["case"] for r in rows] == ["off-by-one", "sql-built-by-formatting", "clean-rename"]
-    assert sum(r["calls"] for r in rows) == len(fake.received) > 3
+    assert sum(r["calls"] for r in rows) == len(fake.received) >= 3  # one call a change
     # The fake server reports 11 prompt and 7 completion tokens for every answer.
     assert all((r["prompt_tokens"], r["completion_tokens"]) == (11 * r["calls"], 7 * r["calls"])
                for r in rows)

@@ -275,6 +275,8 @@ def _description(ctx: RunContext, state: RunState) -> ChangeDescription | None:
     diff = state.diff
     if ctx.session is None or diff is None or diff.request.mode != "pr" or not diff.units:
         return None
+    if state.review is not None and state.review.description is not None:
+        return state.review.description  # the one call that read the whole change gave it
     from reviewbot.review.describe import describe_change
 
     try:
