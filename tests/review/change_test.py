@@ -156,21 +156,33 @@ def test_a_pull_request_is_described_by_the_same_call(
                                      "files": {"app/paging.py": "adds paging"}}
 
 
+@pytest.mark.parametrize("shape", ["the one call", "the one call describing",
+                                   "the description's own call"])
 def test_a_secret_in_a_file_name_never_reaches_the_server_in_the_schema(
         repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """The schema names the change's files: it leaves through the redaction pass too."""
+        capsys: pytest.CaptureFixture[str], shape: str) -> None:
+    """A schema names the change's files (the one call's, and the description's when the
+    agent took a unit): it leaves through the redaction pass as the prompt does."""
     token = "ghp_" + "N4m3InAF1l3N4m3" + "x" * 21
     repo.write("README.md", "# x\n")
-    repo.commit("base")
+    base = repo.commit("base")
     repo.write(f"notes/{token}.py", "X = 1\n")
-    repo.stage()
+    if shape == "the description's own call":
+        repo.write("auth/session.py", "def current(request):\n    return request.user\n")
     monkeypatch.setenv("REVIEWBOT_MODEL", "reviewer")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
     fake_openai.finish_every_review()
-    main(["--repo", str(repo.root), "--quiet"])
+    if shape == "the one call":
+        repo.stage()
+        main(["--repo", str(repo.root), "--quiet"])
+    else:
+        repo.git("checkout", "-q", "-b", "topic")
+        repo.commit("change")
+        main(["--repo", str(repo.root), "--quiet", "--mode", "pr", "--base", base])
     capsys.readouterr()
-    assert fake_openai.received and token not in fake_openai.requests_text()
+    schemas = [json.dumps(r.body.get("response_format")) for r in fake_openai.received]
+    assert any("REDACTED" in schema for schema in schemas)
+    assert token not in fake_openai.requests_text()
 
 
 def _item(diff: str, function: str | None = None) -> BundleItem:
