@@ -34,7 +34,7 @@ from peer import llama, pr_agent, reviewbot_side
 from peer.case import Case, build
 from peer.cases import CASES
 from peer.proxy import CountingProxy
-from peer.report import goals, load, measured, per_case, purposes, shapes, summary
+from peer.report import goals, load, measured, per_case, purposes, shapes, summary, time_split
 from peer.tool import Outcome, Row
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -145,7 +145,7 @@ def print_report(results: Path, compare: Path | None) -> None:
           f"({sum(len(c.defects) for c in cases)} labelled defects, "
           f"{sum(1 for c in cases if c.clean)} clean changes)\n")
     for table in (summary(cases, rows), shapes(cases, rows), per_case(cases, rows),
-                  purposes(cases, rows)):
+                  time_split(cases, rows), purposes(cases, rows)):
         print("\n".join(table) + "\n")
     lines = goals(cases, rows, load(compare) if compare else None)
     if lines:
