@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--case", action="append", default=[], help="only these cases")
     parser.add_argument("--first", type=int, metavar="N",
                         help="only the first N cases (11: the set earlier figures were on)")
+    parser.add_argument("--reviewbot", type=Path, metavar="PROGRAM",
+                        help="the reviewbot console script to measure (default: the one "
+                             "this interpreter imports)")
     parser.add_argument("--user-config", type=Path,
                         help="reviewbot's user config (default: docs/MODEL.md's CPU settings)")
     parser.add_argument("--pr-agent-venv", type=Path, default=CACHE / "pr-agent-venv")
@@ -93,7 +96,7 @@ def _reviewers(tools: list[str], args: argparse.Namespace, work: Path) -> dict[s
             config = work / "reviewbot-user.toml"
             config.write_text(reviewbot_side.CPU_SETTINGS, encoding="utf-8")
         reviewers["reviewbot"] = lambda repo, url, scratch: reviewbot_side.review(
-            repo, url, args.model, config, scratch)
+            repo, url, args.model, config, scratch, args.reviewbot)
     if "pr-agent" in tools:
         venv = args.pr_agent_venv
         if args.install_pr_agent or not pr_agent.installed(venv):
