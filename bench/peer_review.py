@@ -96,7 +96,8 @@ def _reviewers(tools: list[str], args: argparse.Namespace, work: Path) -> dict[s
             config = work / "reviewbot-user.toml"
             config.write_text(reviewbot_side.CPU_SETTINGS, encoding="utf-8")
         reviewers["reviewbot"] = lambda repo, url, scratch: reviewbot_side.review(
-            repo, url, args.model, config, scratch, args.reviewbot)
+            repo, url, args.model, config, scratch,
+            args.reviewbot.resolve() if args.reviewbot else None)
     if "pr-agent" in tools:
         venv = args.pr_agent_venv
         if args.install_pr_agent or not pr_agent.installed(venv):
