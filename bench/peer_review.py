@@ -34,7 +34,7 @@ from peer import llama, pr_agent, reviewbot_side
 from peer.case import Case, build
 from peer.cases import CASES
 from peer.proxy import CountingProxy
-from peer.report import goals, load, measured, per_case, purposes, shapes, summary
+from peer.report import goals, load, measured, per_case, purposes, shapes, summary, time_split
 from peer.tool import Outcome, Row
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--case", action="append", default=[], help="only these cases")
     parser.add_argument("--first", type=int, metavar="N",
                         help="only the first N cases (11: the set earlier figures were on)")
+    parser.add_argument("--reviewbot", type=Path, metavar="PROGRAM",
+                        help="the reviewbot console script to measure (default: the one "
+                             "this interpreter imports)")
     parser.add_argument("--user-config", type=Path,
                         help="reviewbot's user config (default: docs/MODEL.md's CPU settings)")
     parser.add_argument("--pr-agent-venv", type=Path, default=CACHE / "pr-agent-venv")
@@ -93,7 +96,8 @@ def _reviewers(tools: list[str], args: argparse.Namespace, work: Path) -> dict[s
             config = work / "reviewbot-user.toml"
             config.write_text(reviewbot_side.CPU_SETTINGS, encoding="utf-8")
         reviewers["reviewbot"] = lambda repo, url, scratch: reviewbot_side.review(
-            repo, url, args.model, config, scratch)
+            repo, url, args.model, config, scratch,
+            args.reviewbot.resolve() if args.reviewbot else None)
     if "pr-agent" in tools:
         venv = args.pr_agent_venv
         if args.install_pr_agent or not pr_agent.installed(venv):
@@ -145,7 +149,7 @@ def print_report(results: Path, compare: Path | None) -> None:
           f"({sum(len(c.defects) for c in cases)} labelled defects, "
           f"{sum(1 for c in cases if c.clean)} clean changes)\n")
     for table in (summary(cases, rows), shapes(cases, rows), per_case(cases, rows),
-                  purposes(cases, rows)):
+                  time_split(cases, rows), purposes(cases, rows)):
         print("\n".join(table) + "\n")
     lines = goals(cases, rows, load(compare) if compare else None)
     if lines:

@@ -13,7 +13,7 @@ from bench.peer.case import CHANGE, Case, Defect, build
 from bench.peer.cases import CASES
 from bench.peer.cases.original import ORIGINAL
 from bench.peer.pr_agent import remarks as pr_agent_remarks
-from bench.peer.proxy import reported_usage, stream_usage
+from bench.peer.proxy import reported_usage, server_timings, stream_usage
 from bench.peer.score import Remark, Tally, found, hits, names, score, tally
 
 LEAK = Defect("app/report.py", 7, "bug", "handles never closed", ("close", "leak", "with open"))
@@ -180,3 +180,10 @@ def test_the_proxy_reads_a_streams_last_report() -> None:
               b"data: [DONE]\n\n")
     assert stream_usage(stream) == (40, 2)
     assert stream_usage(b"data: [DONE]\n\n") is None
+
+
+def test_the_proxy_keeps_llama_cpps_split_of_its_time() -> None:
+    reply = {"timings": {"cache_n": 1400, "prompt_n": 31, "prompt_ms": 3000.7,
+                         "predicted_n": 339, "predicted_ms": 189092.6}}
+    assert server_timings(reply) == (pytest.approx(3.0007), pytest.approx(189.0926), 1400)
+    assert server_timings({"usage": {"prompt_tokens": 3}}) is None

@@ -22,15 +22,24 @@ _HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length
 
 @dataclass(frozen=True)
 class Request:
+    """One request as counted; `read_s`/`write_s`/`cached` are the server's own split of its
+    time (reading the prompt, writing the answer) and the prompt tokens it had cached, when it
+    says (llama.cpp's `timings`), else 0."""
+
     path: str
     status: int
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    read_s: float = 0.0
+    write_s: float = 0.0
+    cached: int = 0
 
     def to_data(self) -> dict[str, object]:
         return {"path": self.path, "status": self.status, "prompt": self.prompt_tokens,
-                "completion": self.completion_tokens, "seconds": round(self.seconds, 2)}
+                "completion": self.completion_tokens, "seconds": round(self.seconds, 2),
+                "read_s": round(self.read_s, 2), "write_s": round(self.write_s, 2),
+                "cached": self.cached}
 
 
 def reported_usage(payload: Any) -> tuple[int, int] | None:
@@ -48,15 +57,30 @@ def reported_usage(payload: Any) -> tuple[int, int] | None:
     return None
 
 
-def stream_usage(body: bytes) -> tuple[int, int] | None:
-    found = None
+def server_timings(payload: Any) -> tuple[float, float, int] | None:
+    """llama.cpp's seconds reading the prompt and writing the answer, and the prompt tokens
+    it took from its cache."""
+    timings = payload.get("timings") if isinstance(payload, dict) else None
+    if not isinstance(timings, dict) or "prompt_ms" not in timings:
+        return None
+    return (float(timings.get("prompt_ms") or 0) / 1000,
+            float(timings.get("predicted_ms") or 0) / 1000, int(timings.get("cache_n") or 0))
+
+
+def _chunks(body: bytes) -> list[Any]:
+    """The JSON payloads of a server-sent event stream."""
+    found = []
     for line in body.splitlines():
         if line.startswith(b"data:") and line[5:].strip() not in (b"", b"[DONE]"):
             try:
-                found = reported_usage(json.loads(line[5:])) or found
+                found.append(json.loads(line[5:]))
             except ValueError:
                 continue
     return found
+
+
+def stream_usage(body: bytes) -> tuple[int, int] | None:
+    return next((u for u in map(reported_usage, reversed(_chunks(body))) if u), None)
 
 
 class CountingProxy:
@@ -103,14 +127,14 @@ class CountingProxy:
 
     def _count(self, path: str, status: int, reply: bytes, streamed: bool,
                seconds: float) -> None:
-        usage = None
         try:
-            usage = stream_usage(reply) if streamed else reported_usage(json.loads(reply or b"{}"))
+            payloads = _chunks(reply) if streamed else [json.loads(reply or b"{}")]
         except ValueError:
-            usage = None
-        prompt, completion = usage or (0, 0)
+            payloads = []
+        usage = next((u for u in map(reported_usage, reversed(payloads)) if u), (0, 0))
+        split = next((t for t in map(server_timings, reversed(payloads)) if t), (0.0, 0.0, 0))
         with self._lock:
-            self._counted.append(Request(path, status, prompt, completion, seconds))
+            self._counted.append(Request(path, status, *usage, seconds, *split))
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         proxy = self

@@ -150,6 +150,32 @@ def per_case(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[st
     return out
 
 
+def time_split(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[str]:
+    """Each tool's seconds a change: the server reading prompts and writing answers (as it
+    reports them), waiting on the server otherwise, and the tool's own time outside it."""
+    out = ["| tool | seconds / change | the server reading prompts | writing answers | "
+           "the rest of the requests | outside the server | prompt tokens read from its "
+           "cache |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for tool in TOOLS:
+        # Rows from before the proxy kept the server's split are left out.
+        own = [rows[(c.name, tool)] for c in cases if (c.name, tool) in rows
+               and all("read_s" in q for q in rows[(c.name, tool)]["requests"])]
+        if not own:
+            continue
+        requests = [q for r in own for q in r["requests"]]
+        read = sum(float(q.get("read_s", 0)) for q in requests)
+        write = sum(float(q.get("write_s", 0)) for q in requests)
+        waited = sum(float(q["seconds"]) for q in requests)
+        total = sum(float(r["seconds"]) for r in own)
+        prompt = sum(int(q["prompt"]) for q in requests)
+        cached = sum(int(q.get("cached", 0)) for q in requests)
+        n = len(own)
+        out.append(f"| {tool} | {total / n:.0f} | {read / n:.0f} | {write / n:.0f} | "
+                   f"{(waited - read - write) / n:.0f} | {(total - waited) / n:.0f} | "
+                   f"{cached / max(prompt, 1):.0%} |")
+    return out
+
+
 def purposes(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[str]:
     """reviewbot's model calls by what they were for, from each run's own ledger."""
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])

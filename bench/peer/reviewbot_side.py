@@ -74,10 +74,14 @@ def environment(base_url: str, model: str, config: Path, home: Path) -> dict[str
             "NO_COLOR": "1"}
 
 
-def review(repo: Path, base_url: str, model: str, config: Path, work: Path) -> Outcome:
+def review(repo: Path, base_url: str, model: str, config: Path, work: Path,
+           program: Path | None = None) -> Outcome:
+    """`program` is a reviewbot console script to measure (another install, another commit);
+    by default the reviewbot this interpreter imports."""
     runs = work / "runs"
-    command = [sys.executable, "-m", "reviewbot", "--mode", "pr", "--base", BASE,
-               "--format", "json", "--output-dir", str(runs), "--no-cache"]
+    command = [*([str(program)] if program else [sys.executable, "-m", "reviewbot"]),
+               "--mode", "pr", "--base", BASE, "--format", "json", "--output-dir", str(runs),
+               "--no-cache"]
     try:
         done = subprocess.run(command, cwd=repo, env=environment(base_url, model, config, work),
                               capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
