@@ -315,7 +315,9 @@ class PlannerIndex(Frozen, frozen=True, kw_only=True):
 class ModelStats(Frozen, frozen=True, kw_only=True):
     """What the model phase did, for the run summary."""
 
-    # "tools" (the agent with tools), "structured" (one answer per unit), or "offline".
+    # How the units were read: "change" (one call for several units), "tools" (the agent's
+    # conversation), "structured" (one answer per unit), joined with "+" when a run used
+    # several; or "offline".
     mode: str = "offline"
     reviewed_units: int = 0
     # Of those, the units whose review came from the result cache.

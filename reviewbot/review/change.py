@@ -41,7 +41,7 @@ from reviewbot.schema import (
 )
 
 # Raised when the prompt or the answer's schema change: the result cache keys on it.
-CHANGE_VERSION = "change-1"
+CHANGE_VERSION = "change-2"
 # The units' code one call reads (estimated tokens): a small change is one call.
 CALL_TOKENS = 3000
 # Call sites listed for a unit whose callers were fetched (their code is the agent's).

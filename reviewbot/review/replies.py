@@ -71,11 +71,16 @@ ChangeCategory = Literal["bug", "security", "performance"]
 ChangeSeverity = Literal["error", "warning"]
 _CHANGE_CATEGORIES = frozenset(get_args(ChangeCategory))
 _CHANGE_SEVERITIES = frozenset(get_args(ChangeSeverity))
-MAX_CHANGE_FINDINGS = 5
-MAX_PROBLEM_CHARS = 80
-MAX_EXPLANATION_CHARS = 300
-MAX_FIX_CHARS = 200
-MAX_CODE_CHARS = 200
+# Short by schema: on a CPU a reply's tokens cost ten times a prompt's, and a grammar ends
+# each text at its bound.
+MAX_CHANGE_FINDINGS = 3
+MAX_PROBLEM_CHARS = 60
+MAX_EXPLANATION_CHARS = 200
+MAX_FIX_CHARS = 120
+MAX_CODE_CHARS = 120
+# A description in the same call: a sentence, and a phrase a file.
+MAX_CALL_OVERVIEW_CHARS = 240
+MAX_CALL_FILE_CHARS = 100
 
 
 class ChangeFinding(BaseModel):
@@ -137,8 +142,8 @@ class DescribedChangeReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    overview: Annotated[str, BeforeValidator(clipped_text(MAX_OVERVIEW_CHARS)),
-                        shown_bound(maxLength=MAX_OVERVIEW_CHARS)] = ""
+    overview: Annotated[str, BeforeValidator(clipped_text(MAX_CALL_OVERVIEW_CHARS)),
+                        shown_bound(maxLength=MAX_CALL_OVERVIEW_CHARS)] = ""
     files: Annotated[list[FileWhat], BeforeValidator(clipped_list(MAX_DESCRIBED_FILES)),
                      shown_bound(maxItems=MAX_DESCRIBED_FILES)] = Field(default_factory=list)
     findings: _Defects = Field(default_factory=list)
@@ -155,6 +160,7 @@ def change_schema(reply: type[BaseModel], paths: Sequence[str]) -> dict[str, Any
     finding["required"] = list(finding["properties"])
     if "FileWhat" in shown["$defs"]:
         shown["$defs"]["FileWhat"]["properties"]["path"]["enum"] = list(paths)
+        shown["$defs"]["FileWhat"]["properties"]["what"]["maxLength"] = MAX_CALL_FILE_CHARS
         shown["properties"]["files"]["maxItems"] = len(paths)
     return shown
 

@@ -106,7 +106,9 @@ def _not_found(finding: RecordedFinding, lines: list[str]) -> str:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace collapsed, and one quote mark for both: a model that copies `'x'` as `"x"`
+    quotes the same code."""
+    return " ".join(text.replace("'", '"').split())
 
 
 def locate(evidence: str, lines: Sequence[str], start: int, end: int,

@@ -210,8 +210,10 @@ def test_a_model_that_does_not_call_a_tool_gets_a_structured_answer_for_that_uni
     out, err = capsys.readouterr()
     assert "does not do tool calls" not in err
     report = json.loads(out)
-    assert report["stats"]["model"]["mode"] == "tools"
-    [review] = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    step7 = json.loads((run_dir / "step7_review.json").read_text())
+    assert step7["mode"] == "tools"  # the run's: the server does tools
+    assert report["stats"]["model"]["mode"] == "structured"  # how this unit was read
+    [review] = step7["reviews"]
     assert (review["mode"], review["turns"]) == ("structured", 2)  # no nudge in between
     assert review["tokens"] == 2 * 18  # every request it made, the structured one included
     assert [f["title"] for f in report["findings"] if f["source"] == "model"] == [

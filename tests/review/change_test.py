@@ -67,7 +67,7 @@ def test_a_small_change_is_one_call_and_nothing_else(
     finding = schema["$defs"]["ChangeFinding"]
     assert finding["properties"]["file_path"]["enum"] == ["app/money.py", "app/paging.py"]
     assert finding["properties"]["category"]["enum"] == ["bug", "security", "performance"]
-    assert schema["properties"]["findings"]["maxItems"] == 5
+    assert schema["properties"]["findings"]["maxItems"] == 3
     [model] = [f for f in report["findings"] if f["source"] == "model"]
     assert (model["title"], model["start_line"], model["in_diff"]) == (
         "off-by-one in the page's end", 4, True)
@@ -75,7 +75,7 @@ def test_a_small_change_is_one_call_and_nothing_else(
     assert (review["mode"], review["turns"], len(review["unit_ids"])) == ("change", 1, 2)
     plan = json.loads((run_dir / "step4_llm_plan.json").read_text())
     assert {i["reason"] for i in plan["plan"]} == {"small_change"}
-    assert report["stats"]["model"]["calls"] == 1
+    assert (report["stats"]["model"]["calls"], report["stats"]["model"]["mode"]) == (1, "change")
 
 
 def test_what_fails_the_checks_is_dropped_without_asking_again(
