@@ -5,7 +5,7 @@ lines. When the model was a few lines off, the finding is re-anchored to the nea
 where the evidence is, and that is recorded. Lines of a changed file outside its hunks keep
 the finding with `in_diff: false` (a summary item, never an inline comment). A finding whose
 quote is not in the file but whose lines are lines the change adds, and which names code of
-those lines (a word of its quote is on them), is kept where the model numbered it: the
+those lines (every name it quotes is on them), is kept where the model numbered it: the
 model was shown those lines numbered, and a small model misquotes code it read rightly;
 its evidence becomes the code really there. What fails is dropped and counted (the agent
 tells the model at once, in the answer to `record_finding`).
@@ -87,14 +87,18 @@ MAX_LINES_BY_NUMBER = 15
 
 def by_line(finding: RecordedFinding, index: DiffIndex, lines: Sequence[str]) -> bool:
     """Whether a finding whose quote is not in the file stands by its line numbers: its
-    lines are in the file, few, touch lines the change adds, and hold a name it quotes."""
+    lines are in the file, few, touch lines the change adds, and every name it quotes is on
+    them (or the line either side): the code was copied loosely, not invented. A quote of
+    the old name on a renamed line (`def to_cents(...)` where the line now defines
+    `to_minor_units`) is about code that is not there."""
     start, end = finding.start_line, finding.end_line
     if end > len(lines) or end - start >= MAX_LINES_BY_NUMBER:
         return False
     if not index.touches_added(finding.file_path, start, end):
         return False
     quoted = set(_NAME.findall(finding.evidence))
-    return bool(quoted & set(_NAME.findall(" ".join(lines[start - 1:end]))))
+    there = set(_NAME.findall(" ".join(lines[max(start - 2, 0):end + 1])))
+    return bool(quoted) and quoted <= there
 
 
 def _not_found(finding: RecordedFinding, lines: list[str]) -> str:

@@ -84,7 +84,7 @@ def test_what_fails_the_checks_is_dropped_without_asking_again(
     """A misquoted line the change adds stands by its number (its quote names code there);
     a quote that names nothing on the lines it numbers is dropped; no round."""
     fake_openai.reply_json({"findings": [
-        defect(code="+    4 | return items[start : start+size+1]  # sic"),
+        defect(code="+    4 | return items[ start : start+size+1 ]"),
         defect(file_path="app/money.py", line=1, code="no such code at all", problem="x"),
         defect(line=3, code="nothing like this here", problem="invented")]})
     _, report, run_dir = run(change, capsys)
