@@ -151,11 +151,13 @@ def per_case(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[st
 
 
 def time_split(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[str]:
-    """Each tool's seconds a change: the server reading prompts and writing answers (as it
-    reports them), waiting on the server otherwise, and the tool's own time outside it."""
+    """Each tool's seconds a change: the server reading its prompts and writing its answers
+    (as the server reports them: a request the tool gave up on still kept the server busy),
+    and everything else (the tool's own work, its start, a request queued behind one it gave
+    up on)."""
     out = ["| tool | seconds / change | the server reading prompts | writing answers | "
-           "the rest of the requests | outside the server | prompt tokens read from its "
-           "cache |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "everything else | prompt tokens the server had cached |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for tool in TOOLS:
         # Rows from before the proxy kept the server's split are left out.
         own = [rows[(c.name, tool)] for c in cases if (c.name, tool) in rows
@@ -163,16 +165,13 @@ def time_split(cases: Sequence[Case], rows: dict[tuple[str, str], Row]) -> list[
         if not own:
             continue
         requests = [q for r in own for q in r["requests"]]
-        read = sum(float(q.get("read_s", 0)) for q in requests)
-        write = sum(float(q.get("write_s", 0)) for q in requests)
-        waited = sum(float(q["seconds"]) for q in requests)
-        total = sum(float(r["seconds"]) for r in own)
-        prompt = sum(int(q["prompt"]) for q in requests)
-        cached = sum(int(q.get("cached", 0)) for q in requests)
-        n = len(own)
-        out.append(f"| {tool} | {total / n:.0f} | {read / n:.0f} | {write / n:.0f} | "
-                   f"{(waited - read - write) / n:.0f} | {(total - waited) / n:.0f} | "
-                   f"{cached / max(prompt, 1):.0%} |")
+        read = sum(float(q["read_s"]) for q in requests) / len(own)
+        write = sum(float(q["write_s"]) for q in requests) / len(own)
+        total = sum(float(r["seconds"]) for r in own) / len(own)
+        cached = sum(int(q["cached"]) for q in requests) / max(
+            sum(int(q["prompt"]) for q in requests), 1)
+        out.append(f"| {tool} | {total:.0f} | {read:.0f} | {write:.0f} | "
+                   f"{total - read - write:.0f} | {cached:.0%} |")
     return out
 
 
