@@ -1,7 +1,9 @@
 """A whole run with a model, end to end, against the local OpenAI-compatible test server:
-a two-file staged change; the server plays a reviewer that reads code, records findings (one
-a line off, one about a file outside the change), takes the verifier's feedback, and writes
-a fix. Prints the command and what reviewbot printed (the sample run in docs/MODEL.md).
+a two-file staged change; the server plays a reviewer that reads the SQL module with its
+tools (the rules see risk there they cannot name), records findings (one two lines off, one
+about a file outside the change, refused in the tool's answer), reviews the other file in
+one structured call, and writes a fix. Prints the command and what reviewbot printed (the
+sample run in docs/MODEL.md).
 
     python bench/model_demo.py [--format text|markdown|json]
 
@@ -23,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.fake_openai import FakeOpenAI, Received, Scripted, completion, one_call_answer
 
 DB_BASE = "import sqlite3\n\n\ndef connect(path):\n    return sqlite3.connect(path)\n"
 DB_NEW = DB_BASE + '''
@@ -77,23 +79,16 @@ AUTHZ = {"file_path": "app/views.py", "start_line": 10, "end_line": 11, "severit
 def respond(request: Received) -> Scripted:
     messages = request.messages
     system = messages[0]["content"] or ""
-    if system.startswith("You plan a code review"):
-        return Scripted(body=completion(json.dumps({"plan": []}), tokens=(412, 9)))
     if system.startswith("You write the fix"):
         return Scripted(body=completion(FIX, tokens=(301, 48)))
-    prompt, last = messages[1]["content"], messages[-1]
-    if last["role"] == "user" and "Verification round" in (last["content"] or ""):
-        return _calls(("finish", {"summary": "Dropped the finding outside the change."}))
-    if "app/db.py" in prompt and len(messages) == 2:
-        return _calls(("read_file_hunk", {"path": "app/db.py", "start": 1, "end": 40}))
-    if "app/db.py" in prompt:
-        return _calls(("record_finding", {**LEAK, "start_line": 11, "end_line": 13}),
-                      ("record_finding", {**LEAK, "file_path": "app/cli.py",
-                                          "title": "CLI export leaks too"}),
-                      ("finish", {"summary": "One leak."}))
+    if not request.body.get("tools"):  # the one call that reads app/views.py
+        return one_call_answer(request, AUTHZ)
     if len(messages) == 2:
-        return _calls(("search", {"query": "export_users"}))
-    return _calls(("record_finding", AUTHZ), ("finish", {"summary": "Unauthenticated export."}))
+        return _calls(("read_file_hunk", {"path": "app/db.py", "start": 1, "end": 40}))
+    return _calls(("record_finding", {**LEAK, "start_line": 11, "end_line": 13}),
+                  ("record_finding", {**LEAK, "file_path": "app/cli.py",
+                                      "title": "CLI export leaks too"}),
+                  ("finish", {"summary": "One leak."}))
 
 
 def git(root: Path, *args: str) -> None:

@@ -154,7 +154,7 @@ class Limits(msgspec.Struct, frozen=True):
     context_run_tokens: int = 60000
     # Processes the rules may use on a large change (at most one per CPU; 1: no fork).
     processes: int = 2
-    unit_turns: int = 8
+    unit_turns: int = 4
     unit_tool_calls: int = 24
     unit_tokens: int = 40_000
     unit_seconds: float = 90.0

@@ -381,7 +381,9 @@ class PlannerIndex(Frozen, frozen=True, kw_only=True):
 class ModelStats(Frozen, frozen=True, kw_only=True):
     """What the model phase did, for the run summary."""
 
-    # "tools" (the agent with tools), "structured" (one answer per unit), or "offline".
+    # How the units were read: "change" (one call for several units), "tools" (the agent's
+    # conversation), "structured" (one answer per unit), joined with "+" when a run used
+    # several; or "offline".
     mode: str = "offline"
     reviewed_units: int = 0
     # Of those, the units whose review came from the result cache.
@@ -630,7 +632,9 @@ class Rejection(Frozen, frozen=True, kw_only=True):
     round: int
 
 
-ReviewMode = Literal["tools", "structured"]
+# tools: the agent's conversation; structured: one answer per unit from a server without
+# tools; change: several units (a whole small change) read in one structured call.
+ReviewMode = Literal["tools", "structured", "change"]
 
 
 # Why a conversation ended before it finished: a bound, and its units were reviewed in part.
@@ -668,6 +672,8 @@ class ReviewResult(Frozen, frozen=True, kw_only=True):
     skipped: dict[str, str] = field(default_factory=dict)
     mode: str = "offline"
     notices: tuple[str, ...] = ()
+    # A pull request's description, when the one call that read the whole change gave it.
+    description: ChangeDescription | None = None
 
 
 class Reanchored(Frozen, frozen=True, kw_only=True):
@@ -697,4 +703,6 @@ class VerifiedFindings(Frozen, frozen=True, kw_only=True):
     dropped: tuple[Dropped, ...] = ()
     # Model findings that restated another finding ("<title> -> <rule id or title>").
     merged: tuple[str, ...] = ()
+    # Findings kept at the lines the model numbered, their quote not being in the file.
+    by_line: tuple[str, ...] = ()
     suggestions: SuggestionStats = field(default_factory=SuggestionStats)

@@ -8,7 +8,7 @@ from the benches' own lists, so nothing is fetched. The model benches bring the 
 OpenAI-compatible test server. A peer from the bench extra (bandit, gitleaks, GitPython) that
 is not installed is run without: the bench must say so and still print its own figures.
 
-bench/review_cases.py and bench/vulnerability_fixes.py are data, read by review_quality and
+bench/peer/cases/ and bench/vulnerability_fixes.py are data, read by peer_review and
 bandit_parity; bench/corpus.py is a bench and the helper the release benches share.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import io
+import json
 import re
 import subprocess
 import sys
@@ -31,6 +32,7 @@ import pytest
 from bench.corpus import PAIRS
 from bench.vulnerability_fixes import FIXES, VulnFix
 from tests.conftest import GitFixture
+from tests.fake_openai import FakeOpenAI, Received, Scripted, completion, one_call_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -123,13 +125,55 @@ def cache(tmp_path: Path) -> Path:
 
 # --- the benches ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("command", [
-    ["bench/model_phase.py", "--units", "2", "--latency", "0.01"],
-    ["bench/review_quality.py", "--stub", "--fresh"],
-], ids=["model_phase", "review_quality"])
-def test_a_model_bench_runs_to_its_table(command: list[str], tmp_path: Path) -> None:
-    extra = ["--results", str(tmp_path / "results.jsonl")] if "--stub" in command else []
-    assert TABLE in run_bench(*command, *extra)
+def test_model_phase_runs_to_its_table() -> None:
+    assert TABLE in run_bench("bench/model_phase.py", "--units", "2", "--latency", "0.01")
+
+
+PAGING = {"file_path": "app/paging.py", "start_line": 4, "end_line": 4, "severity": "warning",
+          "category": "bug", "title": "Off by one: a page holds size + 1 items",
+          "message": "The slice ends one past the page.",
+          "evidence": "return items[start:start + size + 1]"}
+
+
+def _reviewer(request: Received) -> Scripted:
+    """A reviewer that reports the off-by-one where it reviews app/paging.py (in one call, or
+    with record_finding in a conversation), and nothing else."""
+    text = json.dumps(request.messages)
+    if not request.body.get("tools"):
+        return one_call_answer(request, PAGING if "app/paging.py" in text else None)
+    if request.body.get("tools") and "app/paging.py" in text and '"role": "tool"' not in text:
+        return Scripted(body=completion(None, tool_calls=[{
+            "id": "c0", "type": "function",
+            "function": {"name": "record_finding", "arguments": json.dumps(PAGING)}}]))
+    return Scripted(body=completion(None, tool_calls=[{
+        "id": "c1", "type": "function",
+        "function": {"name": "finish", "arguments": '{"summary": "done"}'}}]))
+
+
+def test_peer_review_counts_every_request_and_scores_both_sides(tmp_path: Path) -> None:
+    """reviewbot's side of the peer bench (PR-Agent is not a test dependency) through the
+    counting proxy: every request the server answered is counted with the tokens it reported,
+    and the one scorer credits the model's finding and the rules' finding to their defects."""
+    fake = FakeOpenAI().start()
+    fake.responder = _reviewer
+    results = tmp_path / "results.jsonl"
+    try:
+        out = run_bench("bench/peer_review.py", "--base-url", fake.base_url, "--tools",
+                        "reviewbot", "--results", str(results), "--case", "off-by-one",
+                        "--case", "sql-built-by-formatting", "--case", "clean-rename")
+    finally:
+        fake.stop()
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [r["case"] for r in rows] == ["off-by-one", "sql-built-by-formatting", "clean-rename"]
+    assert sum(r["calls"] for r in rows) == len(fake.received) >= 3  # one call a change
+    # The fake server reports 11 prompt and 7 completion tokens for every answer.
+    assert all((r["prompt_tokens"], r["completion_tokens"]) == (11 * r["calls"], 7 * r["calls"])
+               for r in rows)
+    # The model found the off-by-one, the rules the SQL; nothing said on the clean rename.
+    for series, scores in (("the model's own findings", "3 |  | 1.00 | 0.50 | 0.67 | 1.00 | 0.50"),
+                           ("the rules' findings", "3 |  | 1.00 | 0.50 | 0.67 | 1.00 | 0.50"),
+                           ("everything reported", "3 | 0 | 1.00 | 1.00 | 1.00 | 1.00 | 1.00")):
+        assert f"| reviewbot: {series} | {scores} |" in out
 
 
 def test_model_demo_prints_the_model_findings() -> None:

@@ -64,6 +64,8 @@ class FakeOpenAI:
         self.received: list[Received] = []
         # Answered when the script is empty (a server that always says the same).
         self.default: Scripted | None = None
+        # Or answered from the request when the script is empty (`finish_every_review`).
+        self.fallback: Callable[[Received], Scripted] | None = None
         # Answers from the request itself, when set (replies that must not depend on the
         # order requests arrive in, as with concurrent reviews).
         self.responder: Callable[[Received], Scripted] | None = None
@@ -112,6 +114,8 @@ class FakeOpenAI:
                 return self.script.popleft()
             if self.default is not None:
                 return self.default
+            if self.fallback is not None:
+                return self.fallback(request)
         return Scripted(500, {"error": {"message": "the test scripted no more replies"}})
 
     @property
@@ -152,12 +156,42 @@ class FakeOpenAI:
                                     trickle=trickle, headers=headers or {}))
 
     def finish_every_review(self) -> None:
-        """Once the script is used up, answer every request with a `finish` tool call (a
-        reviewer with nothing to say), so planner tests need not script the review."""
-        self.default = Scripted(body=completion(None, tool_calls=[{
-            "id": "call_finish", "type": "function",
-            "function": {"name": "finish", "arguments": '{"summary": "nothing to add"}'}}]))
+        """Once the script is used up, answer as a reviewer with nothing to say: a `finish`
+        tool call to a conversation with tools, no findings to a one-call review (an empty
+        description too, when it asks for one), so planner tests need not script the
+        review."""
+        self.fallback = nothing_to_say
 
     def requests_text(self) -> str:
         """Every request the server received, as text (headers and bodies)."""
         return b"\n".join(r.raw for r in self.received).decode("utf-8", "replace")
+
+
+def nothing_to_say(request: Received) -> Scripted:
+    if request.body.get("tools"):
+        return Scripted(body=completion(None, tool_calls=[{
+            "id": "call_finish", "type": "function",
+            "function": {"name": "finish", "arguments": '{"summary": "nothing to add"}'}}]))
+    return one_call_answer(request)
+
+
+def one_call_answer(request: Received, finding: dict[str, Any] | None = None,
+                    overview: str = "") -> Scripted:
+    """A one-call review's answer (review/change.py): `finding`, given in `record_finding`'s
+    form, as its one defect (a category the one call cannot report becomes a bug), and a
+    description naming each file with `overview`'s first line when the call asks for one."""
+    schema = (request.body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+    defects = [] if finding is None else [{
+        "file_path": finding["file_path"], "line": finding["start_line"],
+        "code": finding["evidence"], "problem": finding["title"],
+        "category": finding["category"] if finding["category"] in ("bug", "security",
+                                                                   "performance") else "bug",
+        "severity": finding["severity"] if finding["severity"] != "info" else "warning",
+        "explanation": finding["message"], "fix": finding.get("fix_description", "")}]
+    answer: dict[str, Any] = {"findings": defects}
+    if "overview" in schema.get("properties", {}):
+        paths = schema["$defs"]["FileWhat"]["properties"]["path"].get("enum", [])
+        answer = {"overview": overview, "files": [
+            {"path": path, "what": overview.split("\n")[0]} for path in paths if overview],
+            "findings": defects}
+    return Scripted(body=completion(json.dumps(answer)))

@@ -13,7 +13,14 @@ import json
 from typing import Any
 
 from tests.conftest import GitFixture
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.fake_openai import (
+    FakeOpenAI,
+    Received,
+    Scripted,
+    completion,
+    nothing_to_say,
+    one_call_answer,
+)
 
 # Each value is planted in one place the agent's tools must not show the model in clear.
 PLANTED = {
@@ -26,6 +33,10 @@ PLANTED = {
     "reviewbot's own folder": "runsfolderpw-4545",
 }
 SHELL_CALL = "import os\n\n\ndef clean(path):\n    os.system('rm -rf ' + path)\n"
+# A security-sensitive module no rule finding explains: the agent reviews it with its tools
+# (review/route.py), where the shell call is read in one call with its rule finding.
+AGENT_FILE = "app/session.py"
+SESSION_CODE = "def current(request):\n    return request.user\n"
 # What the injected model asks for: git syntax as arguments, and every file it must not read.
 HOSTILE_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("list_files", {"dir": ":(bad)"}),
@@ -65,17 +76,19 @@ def plant(repo: GitFixture) -> str:
 
 
 def change(repo: GitFixture) -> None:
-    """The change under review: a shell injection the rules report at error, and an untracked
-    file beside it."""
+    """The change under review: a shell injection the rules report at error, a module the
+    agent reads, and an untracked file beside them."""
     repo.write("app/clean.py", SHELL_CALL)
+    repo.write(AGENT_FILE, SESSION_CODE)
     repo.write("notes.txt", f"password={PLANTED['an untracked file']}\n")
 
 
 def obey_the_injection(server: FakeOpenAI) -> None:
-    """The model: an empty plan, then every hostile call, then `finish`."""
+    """The model: nothing to say in one call, every hostile call in a conversation, then
+    `finish`."""
     def respond(request: Received) -> Scripted:
         if "tools" not in request.body:
-            return Scripted(body=completion(json.dumps({"plan": []})))
+            return nothing_to_say(request)
         if any(m.get("role") == "tool" for m in request.messages):
             return Scripted(body=completion(None, tool_calls=[_call("done", "finish", {})]))
         return Scripted(body=completion(None, tool_calls=[
@@ -113,16 +126,15 @@ CONTROLS = ("\x1b[2J", "\x07", "\x00", "\u202e")
 
 def record_with_controls(server: FakeOpenAI, path: str = "app/clean.py",
                          evidence: str = "def clean(path):") -> None:
-    """The model: an empty plan, then one finding (on line 4) whose words hold control
-    characters."""
+    """The model: one finding (on line 4) whose words hold control characters, in one call's
+    answer and through `record_finding` in a conversation."""
     finding = {"file_path": path, "start_line": 4, "end_line": 4, "severity": "warning",
                "category": "bug", "title": "Clean\x1b[2J up\x07 the path",
                "message": "It deletes\x00 whatever \u202eit is given.",
                "evidence": evidence, "fix_description": "Check\x1b]0;owned\x07 it."}
-
     def respond(request: Received) -> Scripted:
         if "tools" not in request.body:
-            return Scripted(body=completion(json.dumps({"plan": []})))
+            return one_call_answer(request, finding)
         if any(m.get("role") == "tool" for m in request.messages):
             return Scripted(body=completion(None, tool_calls=[_call("done", "finish", {})]))
         return Scripted(body=completion(None, tool_calls=[

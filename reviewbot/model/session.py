@@ -83,6 +83,9 @@ class ModelSession:
         except BudgetExhausted as exc:
             raise ModelUnavailable(exc.reason, str(exc)) from None
         outgoing = tuple(self._redacted(m) for m in messages)
+        # A request's own schema may name the change's files (an enum): it leaves through
+        # the pass as the messages do.
+        shown = self._redacted_schema(shown) if shown is not None else None
         while True:
             kind, token_param = self._format(), self._token_param()
             request = ChatRequest(model=model, messages=outgoing, tools=tuple(tools),
@@ -189,6 +192,15 @@ class ModelSession:
             "content": self.redactor.text(message.content, literal_bare_values=False)
             if message.content else message.content,
             "tool_calls": tuple(self._redacted_call(c) for c in message.tool_calls)})
+
+    def _redacted_schema(self, schema: Any) -> Any:
+        if isinstance(schema, str):
+            return self.redactor.text(schema, literal_bare_values=False)
+        if isinstance(schema, Mapping):
+            return {key: self._redacted_schema(value) for key, value in schema.items()}
+        if isinstance(schema, list | tuple):
+            return [self._redacted_schema(value) for value in schema]
+        return schema
 
     def _redacted_call(self, call: ToolCall) -> ToolCall:
         return call.model_copy(update={

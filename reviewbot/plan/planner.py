@@ -1,6 +1,8 @@
 """Step 4: the plan per unit: how much context, which extra requests, whether to skip.
 
-The model sees only the planner_index (no diff text, no rule notes), in batches that fit
+A small change (a dozen units, 200 changed lines) gets the heuristic planner's plan without
+asking the model: one review call reads it whole. The model sees only the planner_index (no
+diff text, no rule notes), in batches that fit
 its context. Any unit the model does not plan, because it is offline, timed out, answered
 invalidly, ran out of calls, or simply left the unit out, gets the heuristic planner's item:
 the same schema, with `reason` saying why.
@@ -34,6 +36,11 @@ PLAN_VERSION = "plan-2"
 # A batch's planner_index JSON stays under this many tokens (about 4 characters a token),
 # which leaves room for the answer in an 8k-token context.
 BATCH_TOKENS = 3000
+# A change this small is read whole by one review call (`review/change.py`): the heuristic
+# plan is certain, and a model plan would cost a call to budget nothing.
+SMALL_CHANGE_UNITS = 12
+SMALL_CHANGE_LINES = 200
+SMALL_CHANGE = "small_change"
 _SKIPPABLE = frozenset({"only_whitespace", "only_comments", "generated", "minified", "vendored",
                         "lockfile"})
 
@@ -72,6 +79,8 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
     by_id = {unit.unit_id: unit for unit in index.units}
     if caller is None:
         return _heuristic(index.units, "offline", ())
+    if is_small(index.units):
+        return _heuristic(index.units, SMALL_CHANGE, ())
     # The model layer loads only when a model plans.
     from reviewbot.model.pool import run_in_pool
     from reviewbot.model.session import ModelUnavailable
@@ -99,6 +108,12 @@ def plan(index: ReviewIndex, planner_index: PlannerIndex, caller: ModelSession |
         items += [heuristic_item(by_id[i], "missing_from_model_plan") for i in missing]
         sources.update(dict.fromkeys(missing, "heuristic"))
     return LlmPlan(plan=tuple(items), sources=sources, notices=tuple(notices))
+
+
+def is_small(units: Sequence[IndexUnit]) -> bool:
+    """Whether the change is small enough that the model is not asked to plan it."""
+    lines = sum(u.metrics.added_lines + u.metrics.removed_lines for u in units)
+    return len(units) <= SMALL_CHANGE_UNITS and lines <= SMALL_CHANGE_LINES
 
 
 def _ask(caller: ModelSession, planner_index: PlannerIndex, batch: list[PlannerUnit],

@@ -21,7 +21,7 @@ GUIDANCE_FILES = ("AGENTS.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md",
                   "docs/CONTRIBUTING.md")
 MAX_GUIDANCE_CHARS = 4000
 # Raised when the prompt or the answer schema change: the result cache keys on it.
-PROMPT_VERSION = "review-2"
+PROMPT_VERSION = "review-3"
 
 SYSTEM = """\
 You review one change to a code repository, the way a careful senior engineer would before \
@@ -49,12 +49,6 @@ STRUCTURED = """\
 Answer with one JSON object and nothing else: {"findings": [...], "summary": "..."}, where \
 each finding has file_path, start_line, end_line, severity, category, title, message, \
 evidence and fix_description. An empty list when there is nothing to report."""
-
-NUDGE = ("Record each problem with record_finding (or none), then call finish. Reply with "
-         "tool calls only.")
-CUT = ("Your reply was cut at its length limit. Reply with tool calls only, and keep each "
-       "one short.")
-
 
 @dataclass(frozen=True)
 class Guidance:

@@ -1,4 +1,5 @@
-"""Steps 7 and 8 as stage functions: the conversations (several at once) and the verifier."""
+"""Steps 7 and 8 as stage functions: the reviews (the agent's conversations and the one-call
+reviews, several at once) and the verifier."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from reviewbot.model.session import ModelSession
 from reviewbot.repo.source import RepoSource
 from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
+from reviewbot.review.change import Batch, ChangeOutcome, OneCall, batches
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
+from reviewbot.review.route import route
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
@@ -172,53 +175,100 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
                  bundle: ContextBundle, findings: Sequence[Finding], source: RepoSource,
                  config: Config, events: Events,
                  cache: ResultCache | None = None) -> ReviewResult:
-    """Step 7: a conversation per group of kept units, several at once; why each other unit
-    had none. The result's order is the groups' order, whatever order the replies came in."""
+    """Step 7: the agent's conversations for the units where the rules see risk, one call
+    for the others (a few for a large change), several at once; why each other unit had
+    none. The result's order is the jobs' order, whatever order the replies came in."""
     kept = {item.unit_id for item in bundle.items}
     skipped = {u.unit_id: "skipped_by_plan" for u in units if u.unit_id not in kept}
     if session is None:
         return ReviewResult(skipped={**skipped, **dict.fromkeys(kept, "offline")})
+    index = DiffIndex.from_units(units)
+    guidance = read_guidance(source, config)
     reviewer = Reviewer(session=session, source=source, config=config, events=events,
-                        index=DiffIndex.from_units(units),
-                        guidance=read_guidance(source, config), cache=cache,
+                        index=index, guidance=guidance, cache=cache,
                         bounds=Bounds.from_limits(config.limits))
-    ordered = groups(units, bundle)
-    # Each conversation is told its own units' rule findings: looked up, never filtered from
-    # all of them (10,000 units made that the stage's whole time).
+    # Each review is told its own units' rule findings: looked up, never filtered from all
+    # of them (10,000 units made that the stage's whole time).
     by_unit: dict[str | None, list[Finding]] = defaultdict(list)
     for finding in findings:
         by_unit[finding.unit_id].append(finding)
-
-    done = iter(range(1, len(ordered) + 1))  # next() under the GIL: each worker its own count
-
-    def job(group: Group) -> UnitReview:
-        try:
-            review = reviewer.review(group, by_unit)
-        except Exception as exc:  # one conversation never ends the run
-            events.notice(f"the review of {group.units[0].file_path} failed "
-                          f"({type(exc).__name__}); its units have no model review")
-            return UnitReview(unit_ids=group.unit_ids, file_path=group.units[0].file_path,
-                              mode="tools", stop_reason="model_unavailable: review_failed")
-        if review.turns or review.cached:
-            events.emit("unit_reviewed", f"reviewed {review.file_path} "
-                                         f"({counted(len(review.recorded), 'finding')}; "
-                                         f"{next(done)} of {len(ordered)} conversations)",
-                        unit_ids=list(review.unit_ids), findings=len(review.recorded),
-                        stop_reason=review.stop_reason, cached=review.cached)
-        return review
-
-    results = run_in_pool([partial(job, group) for group in ordered],
+    to_agent, to_one_call = route(units, bundle.items, by_unit)
+    agent_groups = groups([unit for unit, _ in to_agent],
+                          bundle.replace(items=tuple(item for _, item in to_agent)))
+    calls = batches([unit for unit, _ in to_one_call], [item for _, item in to_one_call])
+    # A pull request read whole in one call is described by it: no call of its own.
+    describe = source.diff.request.mode == "pr" and len(calls) == 1 and not agent_groups
+    jobs = _Jobs(reviewer=reviewer, one_call=OneCall(session=session, index=index,
+                                                      read=source.rules_text, cache=cache),
+                 findings=by_unit, describe=describe, total=len(agent_groups) + len(calls))
+    results = run_in_pool([partial(jobs.agent, group) for group in agent_groups]
+                          + [partial(jobs.call, batch) for batch in calls],
                           session.settings.concurrency)
     reviews: list[UnitReview] = []
-    for group, review in zip(ordered, results, strict=True):
+    for outcome in results:
+        review = outcome.review
         reason = review.stop_reason.removeprefix("model_unavailable: ")
         if review.turns == 0 and not review.cached and reason != review.stop_reason:
-            skipped.update(dict.fromkeys(group.unit_ids, reason))
+            skipped.update(dict.fromkeys(review.unit_ids, reason))
         else:
             reviews.append(review)
     _say_what_went_unreviewed(skipped, len(kept), events)
     _say_what_a_bound_ended(reviews, events)
-    return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode)
+    description = next((o.description for o in results if o.description is not None), None)
+    return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode,
+                        description=description)
+
+
+@dataclass
+class _Jobs:
+    """What each review job runs (in the pool's workers): a conversation, or a call."""
+
+    reviewer: Reviewer
+    one_call: OneCall
+    findings: Mapping[str | None, Sequence[Finding]]
+    describe: bool
+    total: int
+
+    def __post_init__(self) -> None:
+        self._done = iter(range(1, self.total + 1))  # next() under the GIL: one count each
+
+    def agent(self, group: Group) -> ChangeOutcome:
+        try:
+            review = self.reviewer.review(group, self.findings)
+        except Exception as exc:  # one conversation never ends the run
+            self.reviewer.events.notice(f"the review of {group.units[0].file_path} failed "
+                                        f"({type(exc).__name__}); its units have no model "
+                                        "review")
+            review = UnitReview(unit_ids=group.unit_ids, file_path=group.units[0].file_path,
+                                mode="tools", stop_reason="model_unavailable: review_failed")
+        self._announce(review)
+        return ChangeOutcome(review)
+
+    def call(self, batch: Batch) -> ChangeOutcome:
+        reviewer = self.reviewer
+        try:
+            guidance = list(dict.fromkeys(
+                part for path in batch.paths
+                for part in reviewer.guidance.for_path(reviewer.config, path)))
+            outcome = self.one_call.review(batch, self.findings, guidance,
+                                           reviewer.guidance.text(), self.describe)
+        except Exception as exc:  # one call never ends the run
+            reviewer.events.notice(f"the review of {batch.paths[0]} failed "
+                                   f"({type(exc).__name__}); its units have no model review")
+            outcome = ChangeOutcome(UnitReview(
+                unit_ids=batch.unit_ids, file_path=batch.paths[0], mode="change",
+                stop_reason="model_unavailable: review_failed"))
+        self._announce(outcome.review)
+        return outcome
+
+    def _announce(self, review: UnitReview) -> None:
+        if review.turns or review.cached:
+            self.reviewer.events.emit(
+                "unit_reviewed", f"reviewed {review.file_path} "
+                                 f"({counted(len(review.recorded), 'finding')}; "
+                                 f"{next(self._done)} of {self.total} reviews)",
+                unit_ids=list(review.unit_ids), findings=len(review.recorded),
+                stop_reason=review.stop_reason, cached=review.cached)
 
 
 def _say_what_a_bound_ended(reviews: Sequence[UnitReview], events: Events) -> None:
@@ -247,7 +297,7 @@ def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],
     """Step 8: anchor every recorded finding, merge duplicates, attach suggestions."""
     index = DiffIndex.from_units(units)
     found: list[Finding] = []
-    moved, lost = [], []
+    moved, lost, by_line = [], [], []
     for conversation in review.reviews:
         # A finding sent back and recorded the same way again is one finding dropped once
         # (with its last reason), not once per round.
@@ -263,12 +313,14 @@ def verify_findings(review: ReviewResult, units: Sequence[ReviewUnit],
                 continue
             if verdict.moved:
                 moved.append(reanchored(verdict))
+            if verdict.by_line:
+                by_line.append(recorded.title)
             unit = index.unit_at(recorded.file_path, verdict.start) or conversation.unit_ids[0]
             found.append(to_finding(verdict, unit))
     kept, merged = merge(found, rule_findings)
     kept, stats = _with_suggestions(kept, session, source, units, cache)
     return VerifiedFindings(findings=tuple(kept), reanchored=tuple(moved), dropped=tuple(lost),
-                            merged=tuple(merged), suggestions=stats)
+                            merged=tuple(merged), by_line=tuple(by_line), suggestions=stats)
 
 
 def _with_suggestions(findings: list[Finding], session: ModelSession | None,

@@ -4,7 +4,8 @@
 - `search(query)`: `git grep` of the reviewed side, ranked and capped (the run's search
   budget applies);
 - `list_files(dir)`: tracked files under a folder of the repository;
-- `record_finding(...)`: the only way a finding exists (seed 001), validated by pydantic;
+- `record_finding(...)`: the only way a finding exists (seed 001), validated by pydantic
+  and checked against the change at once (its answer says why a finding was not kept);
 - `finish(summary)`: ends the conversation.
 
 Whatever the model asks, and whatever the diff told it to ask, a path is a repository path
@@ -97,6 +98,8 @@ class Toolbox:
     summary: str = ""
     # Calls whose tool failed (answered with an error, counted for the conversation).
     failures: int = 0
+    # The check a recorded finding must pass to be kept: None, or why it was not.
+    verify: Callable[[RecordedFinding], str | None] = lambda finding: None
 
     def run(self, call: ToolCall) -> str:
         """The tool's answer as text for the model (an error message on a bad call)."""
@@ -172,6 +175,9 @@ class Toolbox:
         if len(self.findings) >= MAX_FINDINGS:
             return _error(f"at most {MAX_FINDINGS} findings per change; keep the most "
                           "important")
+        reason = self.verify(finding)
+        if reason is not None:
+            return _error(f"not recorded: {reason}")
         self.findings.append(finding)
         return json.dumps({"recorded": f"F{len(self.findings)}"})
 
@@ -189,6 +195,26 @@ _HANDLERS: dict[str, Callable[[Toolbox, dict[str, Any]], str]] = {
     "record_finding": Toolbox.record,
     "finish": Toolbox.finish,
 }
+
+
+def call_note(call: ToolCall, answer: str) -> str:
+    """One line for a call of an earlier turn, in place of its answer (a conversation sends
+    the last turn whole, the ones before as these lines)."""
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except ValueError:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        arguments = {}
+    shown = ", ".join(f"{key}={value[:60]!r}" if isinstance(value, str)
+                      else f"{key}={repr(value)[:60]}"
+                      for key, value in arguments.items() if key in _NOTED_ARGUMENTS)
+    first = answer.split("\n", 1)[0][:160]
+    return f"{call.name[:40]}({shown}) -> {first}"
+
+
+# The arguments a note keeps: where a call looked, never the text of a finding.
+_NOTED_ARGUMENTS = frozenset({"path", "start", "end", "query", "dir", "title", "start_line"})
 
 
 def safe_path(raw: str) -> str | None:

@@ -3,9 +3,12 @@
 A finding passes when its file is in the change and its `evidence` really occurs at its
 lines. When the model was a few lines off, the finding is re-anchored to the nearest lines
 where the evidence is, and that is recorded. Lines of a changed file outside its hunks keep
-the finding with `in_diff: false` (a summary item, never an inline comment). What fails goes
-back to the model with the reason (the agent does that, at most 3 rounds); what still fails
-is dropped and counted.
+the finding with `in_diff: false` (a summary item, never an inline comment). A finding whose
+quote is not in the file but whose lines are lines the change adds, and which names code of
+those lines (every name it quotes is on them), is kept where the model numbered it: the
+model was shown those lines numbered, and a small model misquotes code it read rightly;
+its evidence becomes the code really there. What fails is dropped and counted (the agent
+tells the model at once, in the answer to `record_finding`).
 
 Then duplicates merge: two model findings at the same place with the same meaning, or a
 model finding that restates a rule finding (the rule finding stays).
@@ -28,7 +31,6 @@ from reviewbot.schema import (
 
 # How far (in lines) a finding may be moved to where its evidence is.
 MAX_SHIFT = 8
-MAX_ROUNDS = 3
 ReadText = Callable[[str], str | None]
 
 
@@ -40,6 +42,11 @@ class Verdict:
     start: int = 0
     end: int = 0
     in_diff: bool = True
+
+    # Kept by the lines the model numbered, its quote not being in the file.
+    by_line: bool = False
+    # The code at the kept lines when it is not the model's quote (kept by its lines).
+    evidence: str = ""
 
     @property
     def moved(self) -> bool:
@@ -62,10 +69,36 @@ def check(finding: RecordedFinding, index: DiffIndex, read: ReadText) -> Verdict
                                        "deleted or binary file): point at added lines")
     lines = text.split("\n")
     found = locate(finding.evidence, lines, finding.start_line, finding.end_line)
-    if found is None:
-        return Verdict(finding, False, _not_found(finding, lines))
-    start, end = found
-    return Verdict(finding, True, start=start, end=end, in_diff=index.covers(path, start, end))
+    if found is not None:
+        start, end = found
+        return Verdict(finding, True, start=start, end=end,
+                       in_diff=index.covers(path, start, end))
+    if by_line(finding, index, lines):
+        start, end = finding.start_line, finding.end_line
+        return Verdict(finding, True, start=start, end=end, in_diff=index.covers(
+            path, start, end), by_line=True, evidence="\n".join(lines[start - 1:end]))
+    return Verdict(finding, False, _not_found(finding, lines))
+
+
+# A quote that shares no word this long with the lines it names is about something else.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+MAX_LINES_BY_NUMBER = 15
+
+
+def by_line(finding: RecordedFinding, index: DiffIndex, lines: Sequence[str]) -> bool:
+    """Whether a finding whose quote is not in the file stands by its line numbers: its
+    lines are in the file, few, touch lines the change adds, and every name it quotes is on
+    them (or the line either side): the code was copied loosely, not invented. A quote of
+    the old name on a renamed line (`def to_cents(...)` where the line now defines
+    `to_minor_units`) is about code that is not there."""
+    start, end = finding.start_line, finding.end_line
+    if end > len(lines) or end - start >= MAX_LINES_BY_NUMBER:
+        return False
+    if not index.touches_added(finding.file_path, start, end):
+        return False
+    quoted = set(_NAME.findall(finding.evidence))
+    there = set(_NAME.findall(" ".join(lines[max(start - 2, 0):end + 1])))
+    return bool(quoted) and quoted <= there
 
 
 def _not_found(finding: RecordedFinding, lines: list[str]) -> str:
@@ -77,7 +110,9 @@ def _not_found(finding: RecordedFinding, lines: list[str]) -> str:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace collapsed, and one quote mark for both: a model that copies `'x'` as `"x"`
+    quotes the same code."""
+    return " ".join(text.replace("'", '"').split())
 
 
 def locate(evidence: str, lines: Sequence[str], start: int, end: int,
@@ -118,23 +153,13 @@ def _narrow(needle: str, lines: Sequence[str], first: int, last: int) -> tuple[i
     return first, last
 
 
-def feedback(rejected: Sequence[Verdict], round_number: int) -> str:
-    """What the model is told about findings that did not pass."""
-    items = "\n".join(f"- {v.finding.title!r} at {v.finding.file_path} "
-                      f"L{v.finding.start_line}-L{v.finding.end_line}: {v.reason}"
-                      for v in rejected)
-    return (f"Verification round {round_number}: these findings were not recorded.\n{items}\n"
-            "Record corrected findings with record_finding (or leave them out if they were "
-            "wrong), then call finish.")
-
-
 def to_finding(verdict: Verdict, unit_id: str | None) -> Finding:
     f = verdict.finding
     return Finding(
         file_path=f.file_path, start_line=verdict.start, end_line=verdict.end,
         severity=f.severity, category=f.category, rule_id=f"model.{f.category}",
         title=f.title, message=f.message, suggestion=f.fix_description, source="model",
-        unit_id=unit_id, evidence=f.evidence, in_diff=verdict.in_diff)
+        unit_id=unit_id, evidence=verdict.evidence or f.evidence, in_diff=verdict.in_diff)
 
 
 def reanchored(verdict: Verdict) -> Reanchored:

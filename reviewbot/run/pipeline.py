@@ -282,6 +282,8 @@ def _description(ctx: RunContext, state: RunState) -> ChangeDescription | None:
     diff = state.diff
     if ctx.session is None or diff is None or diff.request.mode != "pr" or not diff.units:
         return None
+    if state.review is not None and state.review.description is not None:
+        return state.review.description  # the one call that read the whole change gave it
     from reviewbot.review.describe import describe_change
 
     try:
@@ -492,8 +494,11 @@ def model_stats(state: RunState, session: ModelSession | None, config: Config) -
     review = state.review
     reviews = review.reviews if review else ()
     bundle = state.bundle
+    # How the units were read: "change" (one call), "tools" (the agent), "structured" (one
+    # answer per unit), joined when a run used several ("change+tools").
+    ways = "+".join(dict.fromkeys(r.mode for r in reviews))
     stats = ModelStats(
-        mode=review.mode if review else "offline",
+        mode=ways or (review.mode if review else "offline"),
         reviewed_units=sum(len(r.unit_ids) for r in reviews),
         cached_units=sum(len(r.unit_ids) for r in reviews if r.cached),
         partial_units=dict(Counter(r.stop_reason for r in reviews for _ in r.unit_ids

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from reviewbot.cli import main
 from reviewbot.deliver.commands import HELP, parse
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.fake_openai import FakeOpenAI, Received, Scripted, completion, one_call_answer
 from tests.github.conftest import PullRequest
 from tests.github.conversation_test import (
     MAINTAINER,
@@ -28,7 +28,9 @@ from tests.github.conversation_test import (
     with_maintainers,
 )
 from tests.hostile import (
+    AGENT_FILE,
     PLANTED,
+    SESSION_CODE,
     assert_no_controls,
     assert_nothing_planted_reached,
     obey_the_injection,
@@ -43,7 +45,8 @@ def test_an_injected_model_cannot_stop_the_pull_request_review(
         capsys: pytest.CaptureFixture[str]) -> None:
     pull.push({".gitignore": ".env\n",
                "deploy/prod.env": f"REDIS_PASSWORD={PLANTED['a tracked dotenv file']}\n",
-               "config/app.yaml": f"db:\n  password: {PLANTED['a YAML password']}\n"})
+               "config/app.yaml": f"db:\n  password: {PLANTED['a YAML password']}\n",
+               AGENT_FILE: SESSION_CODE})
     pull.repo.git("remote", "add", "origin", "https://deploy:"
                   f"{PLANTED['a credential in .git/config']}@git.example.invalid/x.git")
     pull.repo.write(".env", f"SECRET_KEY={PLANTED['an ignored .env']}\n")
@@ -181,8 +184,8 @@ def scripted_model(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, *,
         if system.startswith("You answer a developer's question"):
             asked.append(request)
             return Scripted(body=completion(answer))
-        if "tools" not in request.body:
-            return Scripted(body=completion(json.dumps({"plan": []})))
+        if "tools" not in request.body:  # the one call that reviews the change
+            return one_call_answer(request, finding, overview)
         if finding is None or any(m.get("role") == "tool" for m in request.messages):
             return Scripted(body=completion(None, tool_calls=[_call("done", "finish", {})]))
         return Scripted(body=completion(None, tool_calls=[_call("c0", "record_finding",

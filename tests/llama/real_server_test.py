@@ -1,6 +1,8 @@
 """reviewbot against a real llama.cpp server (SmolLM2-135M on the CPU), through its real code
-path: the planner's structured answer, the agent's tool loop (a forced tool call: the model is
-too small to choose one), the structured fallback and the suggestion call."""
+path: the one call that reviews a small change (and describes a pull request), the planner's
+structured answer on a large change, the agent's tool loop on a unit the rules see risk in (a
+forced tool call: the model is too small to choose one), the structured fallback and the
+suggestion call."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from reviewbot.cli import main
 from reviewbot.model.servers import remember_without_tools
 from tests.conftest import GitFixture
 from tests.llama.conftest import ForcingProxy
+from tests.model.helpers import PLANNED
 
 ADDED = ("import os\n\n\ndef export(rows, path):\n    handle = open(path, 'w')\n"
          "    for row in rows:\n        handle.write(row)\n    return path\n")
@@ -82,7 +85,7 @@ def test_the_tool_loop_with_real_tool_calls(
     suggestions = artifact(run, "verified")["suggestions"]
     assert suggestions["asked"] == 1  # a plain-text call to the real model, checked
     calls = artifact(run, "model_calls")["calls"]
-    assert {c["purpose"] for c in calls} == {"planner", "review", "suggestion"}
+    assert {c["purpose"] for c in calls} == {"review", "suggestion"}  # small: no plan
     assert all(c["outcome"] in ("ok", "invalid_output", "cut") for c in calls)
     assert code == 0  # a warning does not fail the run (the fail level is error)
 
@@ -91,6 +94,8 @@ def test_the_planner_answers_in_its_schema(
         change: GitFixture, llama_server: str, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """llama.cpp turns the plan's JSON schema into a grammar: the answer validates."""
+    change.write("app/limits.py", PLANNED)  # a change the model plans
+    change.stage()
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(Path.home() / "plan-only.toml"))
     (Path.home() / "plan-only.toml").write_text(
         "[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nreply_tokens = 512\n"
@@ -131,7 +136,39 @@ def test_an_unforced_review_ends_cleanly_whatever_the_model_says(
     out, err = capsys.readouterr()
     assert "internal error" not in err
     report = json.loads(out)
-    assert code == 0 and report["stats"]["model"]["calls"] >= 2
+    assert code == 0 and report["stats"]["model"]["calls"] >= 1
     [conversation] = artifact(run, "review")["reviews"]
     assert conversation["stop_reason"] in ("finished", "no_tool_calls", "repeated_answer",
                                            "turn_limit", "tool_call_limit")
+
+
+def test_one_call_reviews_and_describes_a_small_pull_request(
+        repo: GitFixture, llama_server: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A change the rules see no risk in is read in one structured call, its schema (the
+    change's files, the defect kinds, every bound) a grammar on llama.cpp; on a pull request
+    the same call describes it. Whatever the model says, the answer validates."""
+    repo.write("app/paging.py", "def page(items, number, size):\n    return items\n")
+    base = repo.commit("base")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("app/paging.py", "def page(items, number, size):\n"
+                                "    start = (number - 1) * size\n"
+                                "    return items[start:start + size + 1]\n")
+    repo.commit("paging")
+    config = Path.home() / ".config" / "reviewbot" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nreply_tokens = 512\n")
+    monkeypatch.setenv("REVIEWBOT_MODEL", "smollm2")
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server)
+    code = main(["--repo", str(repo.root), "--mode", "pr", "--base", base, "--format", "json",
+                 "--no-cache"])
+    report = json.loads(capsys.readouterr().out)
+    run = sorted((repo.root / ".reviewbot" / "runs").glob("2*"))[-1]
+    [review] = artifact(run, "review")["reviews"]
+    assert (review["mode"], review["turns"]) == ("change", 1)
+    calls = [c for c in artifact(run, "model_calls")["calls"] if c["purpose"] == "review"]
+    assert calls and calls[-1]["outcome"] == "ok"
+    assert {c["purpose"] for c in artifact(run, "model_calls")["calls"]} <= {"review",
+                                                                              "suggestion"}
+    assert report["description"] is not None  # from the same call: no description call
+    assert code in (0, 1)

@@ -11,7 +11,7 @@ import pytest
 from reviewbot.cli import main
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI, Scripted, completion
-from tests.model.helpers import KEY
+from tests.model.helpers import KEY, PLANNED
 
 RSA_BODY = "MIIEowIBAAKCAQEAx7Yl3QkZs9mFqkTnB2dRz"
 GH_SHELL = "ghp_Q8mZ3xYv1Lw9Rt5Kp2Hs7Jd4Fg6Na0BcEe1T"
@@ -48,6 +48,7 @@ def planted(repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> GitFixture:
     repo.write("app/client.py", "from legacy.config import LEGACY_TOKEN\n\n\n"
                "def headers():\n    return {'Authorization': LEGACY_TOKEN}\n")
     repo.write(f"notes/{GH_IN_NAME}.txt", "remember to rotate\n")
+    repo.write("app/limits.py", PLANNED)  # a change the model plans
     repo.stage()
     monkeypatch.setenv("REVIEWBOT_MODEL", "planner-model")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -139,9 +140,10 @@ def test_a_repository_endpoint_never_gets_the_key(repo: GitFixture, fake_openai:
     repo.stage()
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    fake_openai.reply_json({"plan": []})
     assert main(["--repo", str(repo.root)]) == 0
-    assert len(fake_openai.received) == 3  # the plan, and a review of each of the two files
+    # The agent's turn for the config, which names a URL (security-sensitive), and one call
+    # for the rest of the change.
+    assert len(fake_openai.received) == 2
     assert KEY not in fake_openai.requests_text()
     assert "your API key is not sent to it" in capsys.readouterr().err
 

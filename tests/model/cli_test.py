@@ -11,7 +11,7 @@ import pytest
 from reviewbot.cli import main
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
-from tests.model.helpers import KEY
+from tests.model.helpers import KEY, PLANNED
 
 RISKY = 'import subprocess\n\n\ndef run(p):\n    subprocess.run(f"ls {p}", shell=True)\n'
 
@@ -26,7 +26,7 @@ def reviews_finish(fake_openai: FakeOpenAI) -> None:
 def staged(repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> GitFixture:
     repo.write("README.md", "# x\n")
     repo.commit()
-    repo.write("app/run.py", RISKY)
+    repo.write("app/run.py", RISKY + PLANNED)  # a change the model plans
     repo.stage()
     monkeypatch.setenv("REVIEWBOT_MODEL", "planner-model")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

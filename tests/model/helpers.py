@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reviewbot.model import ModelSession, ModelSettings, session_for_settings
+from reviewbot.plan.planner import SMALL_CHANGE_LINES
 
 KEY = "sk-test-DO-NOT-LEAK-0123456789"
 
@@ -16,3 +17,8 @@ def session_for(server_url: str, sleeps: list[float] | None = None,
     recorded = sleeps if sleeps is not None else []
     session.sleep = recorded.append
     return session
+
+
+# A module long enough that a change adding it is one the model plans: a smaller change gets
+# the heuristic plan without a call (plan/planner.py, `is_small`).
+PLANNED = "".join(f"LIMIT_{n} = {n}\n" for n in range(SMALL_CHANGE_LINES + 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from reviewbot.plan.indexes import build_planner_index, build_review_index
-from reviewbot.plan.planner import batches, heuristic_item, plan
+from reviewbot.plan.planner import SMALL_CHANGE_LINES, batches, heuristic_item, plan
 from reviewbot.schema import ChangeRequest, DiffResult, ReviewIndex
 from tests.fake_openai import FakeOpenAI
 from tests.model.helpers import session_for as caller_for
@@ -15,12 +15,13 @@ FILES = {
     "src/pay.py": ("def pay(amount, currency):\n    return charge(amount, currency)\n",
                    "def pay(amount):\n    return charge(amount)\n"),
     "src/fmt.py": ("def f():\n    return  1\n", "def f():\n    return 1\n"),
-    "docs/a.md": ("# A\n\nnew words\n", "# A\n\nwords\n"),
+    # Long enough that the change is one the model plans (over SMALL_CHANGE_LINES).
+    "docs/a.md": ("# A\n\n" + "new words\n" * SMALL_CHANGE_LINES, "# A\n\nwords\n"),
 }
 
 
-def make_index() -> ReviewIndex:
-    units = tuple(u for path, (new, old) in FILES.items() for u in review(path, new, old).units)
+def make_index(files: dict[str, tuple[str, str]] = FILES) -> ReviewIndex:
+    units = tuple(u for path, (new, old) in files.items() for u in review(path, new, old).units)
     diff = DiffResult(request=ChangeRequest(mode="staged"), repo_root="/r", base_rev="0" * 40,
                       units=units)
     return build_review_index(diff, "2026-01-01T00:00:00+00:00")
@@ -82,6 +83,17 @@ def test_batches_respect_the_budget_and_the_cap_hands_over(fake_openai: FakeOpen
     reasons = [i.reason for i in result.plan]
     assert reasons == ["model says so", "call_cap", "call_cap"]
     assert len(result.notices) == 1 and "call_cap" in result.notices[0]
+
+
+def test_a_small_change_is_planned_without_the_model(fake_openai: FakeOpenAI) -> None:
+    """One review call reads a small change whole: a plan would budget nothing, so none is
+    asked for."""
+    small = {**FILES, "docs/a.md": ("# A\n\nnew words\n", "# A\n\nwords\n")}
+    index = make_index(small)
+    result = plan(index, build_planner_index(index), caller_for(fake_openai.base_url))
+    assert fake_openai.received == []
+    assert {i.reason for i in result.plan} == {"small_change"}
+    assert set(result.sources.values()) == {"heuristic"} and result.notices == ()
 
 
 def test_heuristic_item_keeps_the_rule_plan() -> None:

@@ -17,6 +17,7 @@ from reviewbot.schema import ChangeRequest
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.hostile import (
+    AGENT_FILE,
     assert_no_controls,
     assert_nothing_planted_reached,
     change,
@@ -52,12 +53,12 @@ def _prepare(repo: GitFixture, mode: str) -> None:
         repo.git("checkout", "-q", "-b", "topic")
     change(repo)
     if mode == "staged":
-        repo.git("add", "app/clean.py")
+        repo.git("add", "app/clean.py", AGENT_FILE)
     elif mode == "pr":
-        repo.git("add", "app/clean.py")
+        repo.git("add", "app/clean.py", AGENT_FILE)
         repo.git("commit", "-q", "-m", "clean up")
-    else:  # working: the file is tracked, its change is not staged
-        repo.git("add", "-N", "app/clean.py")
+    else:  # working: the files are tracked, their change is not staged
+        repo.git("add", "-N", "app/clean.py", AGENT_FILE)
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -76,7 +77,7 @@ def test_an_injected_model_cannot_stop_the_review_or_read_outside_the_sandbox(
     for magic in (":(bad)", ":!x", ":(glob)**"):
         assert answers[f'list_files{{"dir": "{magic}"}}'] == f"no tracked files under {magic}"
     listing = answers['list_files{"dir": "."}'].split("\n")
-    expected = {".gitignore", "app/__init__.py", "app/clean.py", "config/app.yaml",
+    expected = {".gitignore", "app/__init__.py", "app/clean.py", AGENT_FILE, "config/app.yaml",
                 "deploy/prod.env"} | ({"notes.txt"} if mode == "working, untracked" else set())
     assert set(listing) == expected
     for path in (".git/config", ".git/HEAD", ".env", ".reviewbot/keep.txt", ":(bad)"):
@@ -108,10 +109,10 @@ def test_what_the_tools_can_reach_in_each_mode(repo: GitFixture, mode: str) -> N
                "working, untracked": ChangeRequest(mode="working", include_untracked=True),
                "pr": ChangeRequest(mode="pr", base="main", head="topic")}[mode]
     source = RepoSource(git, collect(git, request))
-    readable = {".gitignore", "app/__init__.py", "app/clean.py", "config/app.yaml",
+    readable = {".gitignore", "app/__init__.py", "app/clean.py", AGENT_FILE, "config/app.yaml",
                 "deploy/prod.env"} | ({"notes.txt"} if mode == "working, untracked" else set())
     assert source.readable_files() == readable
-    assert source.list_files("app") == ["app/__init__.py", "app/clean.py"]
+    assert source.list_files("app") == ["app/__init__.py", "app/clean.py", AGENT_FILE]
     assert source.list_files("ap") == []  # a folder, not a prefix of names
 
 
@@ -142,8 +143,8 @@ def test_a_tool_that_fails_is_an_answer_to_the_model(
         "error": "list_files failed (OSError); try another call"}
 
 
-@pytest.mark.parametrize("where", ["conversation", "review stage", "context stage",
-                                   "verify stage", "plan stage"])
+@pytest.mark.parametrize("where", ["conversation", "one call", "review stage",
+                                   "context stage", "verify stage", "plan stage"])
 def test_no_failure_in_the_model_phase_removes_the_rules_findings(
         attacked: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], where: str) -> None:
@@ -151,6 +152,7 @@ def test_no_failure_in_the_model_phase_removes_the_rules_findings(
         raise RuntimeError("something no check foresaw")
 
     target = {"conversation": "reviewbot.review.stage.Reviewer.review",
+              "one call": "reviewbot.review.change.OneCall.review",
               "review stage": "reviewbot.review.stage.review_units",
               "context stage": "reviewbot.context.build_bundle",
               "verify stage": "reviewbot.review.stage.verify_findings",
@@ -163,9 +165,10 @@ def test_no_failure_in_the_model_phase_removes_the_rules_findings(
     assert [f["rule_id"] for f in json.loads(out)["findings"]] == ["python.shell-injection"]
     run = sorted((attacked.root / ".reviewbot" / "runs").glob("2*"))[-1]
     review = json.loads((run / "step7_review.json").read_text())
-    if where == "conversation":
-        assert "the review of app/clean.py failed (RuntimeError)" in err
-        assert set(review["skipped"].values()) == {"review_failed"}
+    if where in ("conversation", "one call"):
+        failed = AGENT_FILE if where == "conversation" else "app/clean.py"
+        assert f"the review of {failed} failed (RuntimeError)" in err
+        assert "review_failed" in set(review["skipped"].values())
     else:
         stage = where.split()[0]
         assert f"the {stage} stage failed (RuntimeError)" in err

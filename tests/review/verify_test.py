@@ -89,3 +89,24 @@ def test_twins_keep_the_more_severe() -> None:
     assert [(f.severity, f.category) for f in kept] == [("error", "bug"), ("warning",
                                                                            "performance")]
     assert merged == ["The file handle is never closed -> File handle never closed, leaks"]
+
+
+def test_a_misquote_on_a_line_the_change_adds_stands_by_its_number() -> None:
+    """A small model reads the numbered line rightly and copies it wrongly: the finding stays
+    where it was numbered, with the code really there as its evidence."""
+    verdict = check(recorded(evidence="handle=open( path )"), INDEX, read)
+    assert verdict.ok and verdict.by_line and (verdict.start, verdict.end) == (16, 16)
+    assert to_finding(verdict, "u1").evidence == "handle = open(path)"
+
+
+def test_a_misquote_that_names_nothing_there_or_outside_the_added_lines_is_refused() -> None:
+    """By number only where the change adds lines and every name the quote holds is on
+    them: an invented quote, a quote of a name that is not there (the old name of a renamed
+    line), or a line of the hunk the change did not write, is still refused."""
+    assert not check(recorded(evidence="subprocess.call(cmd)"), INDEX, read).ok
+    assert not check(recorded(evidence="handle = open(the_path)"), INDEX, read).ok
+    context = check(recorded(start_line=14, end_line=14, evidence="x14 = fourteen"), INDEX, read)
+    assert not context.ok and not context.by_line
+    far = check(recorded(start_line=16, end_line=40, evidence="handle=open( path )"),
+                INDEX, read)
+    assert not far.ok  # past the file's end

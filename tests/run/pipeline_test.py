@@ -16,6 +16,7 @@ from reviewbot.run.pipeline import RERUNNABLE, STAGE_NAMES, load_state, rerun, r
 from reviewbot.schema import ChangeRequest
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
+from tests.model.helpers import PLANNED
 
 RISKY = 'import subprocess\n\n\ndef run(p):\n    subprocess.run(f"ls {p}", shell=True)\n'
 
@@ -52,6 +53,8 @@ def test_load_state_before_a_stage(staged: GitFixture, tmp_path: Path) -> None:
 def test_rerun_from_plan_with_a_model(staged: GitFixture, fake_openai: FakeOpenAI,
                                       monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
+    staged.write("app/run.py", RISKY + PLANNED)  # a change the model plans
+    staged.stage()
     assert main(["--repo", str(staged.root), "--offline", "--quiet"]) == 1
     capsys.readouterr()
     runs = staged.root / ".reviewbot" / "runs"
