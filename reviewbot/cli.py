@@ -105,6 +105,11 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
                              "GitLab CI merge request pipeline")
     parser.add_argument("--base", metavar="REV", help="pr mode: the branch merged into")
     parser.add_argument("--head", metavar="REV", help="pr mode: the change (default: HEAD)")
+    parser.add_argument("--all-files", action="store_true",
+                        help="pr mode: review every file of --head, not a change (a baseline, "
+                             "such as the target branch's Code Quality report); the "
+                             "repository's config is read at --base when given, else at "
+                             "--head")
     parser.add_argument("--repo", metavar="PATH", type=Path, default=Path(),
                         help="repository to review (default: the current directory)")
     parser.add_argument("--pre-push", action="store_true",
@@ -119,25 +124,27 @@ def _review_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path,
                         help="the repository config to use instead of .reviewbot.toml")
     _model_arguments(parser)
-    github = parser.add_argument_group("github and gitlab modes")
-    github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
-                        help="pr-review (default): a review on the pull request, plus the "
-                             "job summary and SARIF; summary or sarif: only those")
-    github.add_argument("--max-comments", type=int, metavar="N",
+    forges = parser.add_argument_group("github and gitlab modes")
+    forges.add_argument("--max-comments", type=int, metavar="N",
                         help="inline comments per review (default 30; the rest go to the "
                              "summary comment)")
-    github.add_argument("--inline-level", choices=SEVERITIES, metavar="LEVEL",
+    forges.add_argument("--inline-level", choices=SEVERITIES, metavar="LEVEL",
                         help="the lowest severity posted as an inline comment: error, "
                              "warning (default) or info; the findings below it are listed in "
                              "the summary comment, collapsed")
-    github.add_argument("--full", "--full-review", dest="full", action="store_true",
+    forges.add_argument("--full", "--full-review", dest="full", action="store_true",
                         help="ask the model about every unit again, ignoring the result cache "
-                             "(every run reviews the whole pull request)")
+                             "(every run reviews the whole pull or merge request)")
+    github = parser.add_argument_group("github mode")
+    github.add_argument("--reporter", choices=("pr-review", "summary", "sarif"),
+                        help="pr-review (default): a review on the pull request, plus the "
+                             "job summary and SARIF; summary or sarif: only those")
     github.add_argument("--sarif", metavar="FILE", type=Path,
                         help="where the SARIF file goes (default: reviewbot.sarif in the "
                              "workspace)")
-    github.add_argument("--codequality", metavar="FILE", type=Path,
-                        help="gitlab mode: where the Code Quality report goes (default: "
+    gitlab = parser.add_argument_group("gitlab mode")
+    gitlab.add_argument("--codequality", metavar="FILE", type=Path,
+                        help="where the Code Quality report goes (default: "
                              "gl-code-quality-report.json in CI_PROJECT_DIR)")
 
 
@@ -163,7 +170,8 @@ def _model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="NAME",
                         help="the model to use (instead of REVIEWBOT_MODEL)")
     parser.add_argument("--base-url", metavar="URL",
-                        help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL)")
+                        help="the OpenAI-compatible endpoint (instead of OPENAI_BASE_URL, or "
+                             "REVIEWBOT_BASE_URL, which wins over it)")
     parser.add_argument("--offline", action="store_true",
                         help="never call a model, even if one is configured")
     parser.add_argument("--no-cache", action="store_true",
@@ -265,7 +273,9 @@ def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
     if args.mode == "gitlab":
         return _review_gitlab(args, repo, redactor, events)
     request = _request(args, repo, events)
-    config = _with_flags(_load_config(repo, request, args, events), args, repo)
+    # --all-files has no base to compare with: its config is read at --base, else at the head.
+    config_at = (args.base or args.head or "HEAD") if args.all_files else None
+    config = _with_flags(_load_config(repo, request, args, events, config_at), args, repo)
     if args.mode == "pr" and not args.pre_push and request.base:
         _say_unused_config_edit(repo, request.base, args.config, config, events)
     session = None if args.offline else _session(config, events, redactor, request.mode)
@@ -307,20 +317,32 @@ def _review_gitlab(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events) -> int:
     """A GitLab merge request pipeline: the Code Quality report, then the review posted. The
     exit code follows the findings; 3 when GitLab kept failing or refused the post."""
-    from reviewbot.gitlab.action import default_codequality, deliver, prepare, token_of
+    from reviewbot.gitlab.action import (
+        default_codequality,
+        deliver,
+        prepare,
+        token_of,
+        unreviewed,
+    )
     from reviewbot.gitlab.ci import read_pipeline
+    from reviewbot.gitlab.clone import prepare_clone
 
     # The token is a secret whatever its shape (an instance may set its own prefix).
     redactor.add([token_of(os.environ)])
     inline = _inline(args)
     pipeline = read_pipeline(os.environ)
     redact = _forge_redact(redactor)
-    run = prepare(pipeline, os.environ, inline, events.notice, redact)
-    if args.full:  # every run reviews the whole merge request; --full also asks the model anew
-        args.no_cache = True
-    done = _forge_review(args, repo, redactor, events, run.request, pipeline.base_sha)
-    posted = deliver(run, done.data, args.codequality or default_codequality(pipeline),
-                     events.notice, redact)
+    codequality = args.codequality or default_codequality(pipeline)
+    try:
+        prepare_clone(repo, pipeline, events.notice)
+        run = prepare(pipeline, os.environ, inline, events.notice, redact)
+        if args.full:  # every run reviews the whole merge request; --full asks the model anew
+            args.no_cache = True
+        done = _forge_review(args, repo, redactor, events, run.request, pipeline.base_sha)
+    except ReviewbotError:
+        unreviewed(codequality, events.notice)  # the job's report artifact still exists
+        raise
+    posted = deliver(run, done.data, codequality, events.notice, redact)
     code = _print_report(done.outcome, done.config, args, redactor, events)
     return code if posted else EXIT_INTERNAL
 
@@ -558,6 +580,8 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "head": (("pr",), "--head is for --mode pr (staged and working review the index or "
                       "the working tree)"),
     "include_untracked": (("working",), "--include-untracked is for --mode working"),
+    "all_files": (("pr",), "--all-files is for --mode pr (with pre-commit: `pre-commit run "
+                           "--all-files`)"),
     "reporter": (("github",), "--reporter is for --mode github"),
     "max_comments": (("github", "gitlab"), "--max-comments is for --mode github and gitlab"),
     "inline_level": (("github", "gitlab"), "--inline-level is for --mode github and gitlab"),
@@ -571,9 +595,10 @@ _MODE_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
 def check_flags(args: argparse.Namespace) -> None:
     """Flags that do not fit the mode are an error, never silently ignored."""
     if args.pre_push:
-        if args.mode not in (None, "pr") or args.base or args.head or args.include_untracked:
+        if (args.mode not in (None, "pr") or args.base or args.head or args.include_untracked
+                or args.all_files):
             raise UsageError("--pre-push takes the pushed range from pre-commit; drop --mode, "
-                             "--base, --head and --include-untracked.")
+                             "--base, --head, --include-untracked and --all-files.")
         return
     mode = args.mode or "staged"
     for flag, (modes, message) in _MODE_FLAGS.items():
@@ -596,6 +621,8 @@ def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeR
         if hook.notice:
             events.notice(hook.notice)
         return hook.request
+    if args.all_files:  # every file of the head, as if added to an empty repository
+        return ChangeRequest(mode="pr", head=args.head, base_is_root=True)
     return ChangeRequest(mode=cast(Mode, args.mode or "staged"), base=args.base,
                          head=args.head, include_untracked=args.include_untracked)
 
@@ -613,7 +640,8 @@ def _load_config(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace
     if wanted:
         base = repo.rev_parse(wanted)
         if base is None:  # never the work tree instead: that is the change's own config
-            given = "the pull request's base" if base_rev else "--base"
+            given = ("--base" if not base_rev or base_rev == args.base else
+                     "--head" if getattr(args, "all_files", False) else "the change's base")
             raise GitError(missing_commit(repo, wanted, given, " (its config is read there)"))
         reader = _tree_reader(repo, base, f"{wanted} (the base)")
     config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
@@ -725,8 +753,9 @@ def _rules(args: argparse.Namespace) -> int:
         print(f"{rule.id:34} {severity:14} {rule.category:16} {rule.title}")
         print(f"{'':34} {rule.rationale}")
     print("\nA range: the finding says how sure or how bad (input from a request is an error, "
-          "from a parameter a warning). In test code every rule but the secrets rules "
-          "reports one level lower; `[rules]` in the config re-levels a rule.")
+          "from a parameter a warning). In test code every rule reports one level lower, "
+          "except a known token format (a real key in a test file is still a leaked key; "
+          "one level lower in documentation); `[rules]` in the config re-levels a rule.")
     return EXIT_CLEAN
 
 

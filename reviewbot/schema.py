@@ -345,6 +345,8 @@ class RunStats(Frozen, frozen=True, kw_only=True):
     findings: dict[str, int] = field(default_factory=dict)
     duration_ms: int = 0
     model: ModelStats = field(default_factory=ModelStats)
+    # Working mode with nothing to review: the untracked files it left out.
+    untracked_files: int = 0
 
 
 class ChangeDescription(Frozen, frozen=True, kw_only=True):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import base64
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from reviewbot import cli
-from reviewbot.cli import main
+from reviewbot.cli import build_parser, check_flags, main
+from reviewbot.errors import UsageError
 from tests.conftest import GitFixture
 from tests.report.formats_test import validate_rdjson, validate_sarif
 
@@ -201,6 +204,8 @@ def test_closed_pipe_is_not_a_crash() -> None:
     (["--mode", "pr", "--base", "main", "--include-untracked"],
      "--include-untracked is for --mode working"),
     (["--pre-push", "--base", "main"], "--pre-push takes the pushed range from pre-commit"),
+    (["--pre-push", "--all-files"], "--pre-push takes the pushed range from pre-commit"),
+    (["--mode", "working", "--all-files"], "--all-files is for --mode pr"),
 ])
 def test_flags_that_do_not_fit_the_mode_are_refused(
         repo: GitFixture, capsys: pytest.CaptureFixture[str], args: list[str],
@@ -700,3 +705,128 @@ def test_an_unrelated_pyproject_edit_gets_no_config_notice(
     repo.write("pyproject.toml", '[tool.reviewbot]\nfail_level = "error"\n[tool.black]\n')
     code, _, err = run_cli(repo, capsys, "--mode", "pr", "--base", base, "--format", "json")
     assert code == 0 and err == ""
+
+
+def test_an_empty_working_review_names_the_untracked_files_it_left_out(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new file is untracked until it is added: `--mode working` with only a new file
+    holding a key says the file is there and how to review it, and then finds the key."""
+    repo.write("README.md", "# x\n")
+    repo.commit()
+    repo.write("new.py", 'KEY = "AKIAZ7Q2MXC5LFPN3WKB"\n')
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline")
+    assert code == 0
+    assert "the change is empty" not in out
+    assert "1 untracked file not reviewed: `--include-untracked` reviews them" in out
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline",
+                           "--include-untracked")
+    assert code == 1 and "secrets.hardcoded" in out
+    (repo.root / "new.py").unlink()
+    code, out, _ = run_cli(repo, capsys, "--mode", "working", "--offline")
+    assert "nothing to review (the change is empty)" in out
+
+
+def test_a_key_in_a_test_file_stops_the_commit_and_a_documented_example_does_not(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """`reviewbot rules`, docs/RULES.md and the hook say one thing: a known token format in
+    test code is an error (a real key in a test file is leaked all the same); AWS's
+    documented example key is no secret anywhere."""
+    repo.write("tests/test_x.py", "def test_x():\n    pass\n")
+    repo.commit()
+    repo.write("tests/test_k.py", 'KEY = "AKIAZ7Q2MXC5LFPN3WKB"\n')
+    repo.stage()
+    code, out, _ = run_cli(repo, capsys, "--offline", "--quiet")
+    assert code == 1 and "error   Hard-coded secret: AWS access key ID" in out
+    repo.write("tests/test_k.py", 'KEY = "AKIAIOSFODNN7EXAMPLE"\n')
+    repo.stage()
+    assert run_cli(repo, capsys, "--offline", "--quiet")[:2] == (0, "")
+    assert main(["rules"]) == 0
+    rules = capsys.readouterr().out
+    footer = " ".join(rules.split("\n\n")[-1].split())
+    assert "In test code every rule reports one level lower, except a known token format" \
+        in footer
+    documented = " ".join((Path(__file__).parents[1] / "docs" / "RULES.md").read_text(
+        encoding="utf-8").split())
+    assert "In test code every rule reports one level lower, except a known token format" \
+        in documented
+
+
+def test_the_push_summary_counts_the_files_its_findings_are_in(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two pushed commits: keys added to three files, then taken out of two. The change is
+    one unit of one file, and the summary says where the other findings are (the pushed
+    history), never "in 1 unit of 1 file" alone under findings listed in three files; and
+    `explain` counts in words too ("1 unit in 1 file")."""
+    repo.write("README.md", "# x\n")
+    base = repo.commit()
+    for name in ("a.py", "b.py", "c.py"):
+        repo.write(name, f'KEY_{name[0].upper()} = "AKIAZ7Q2MXC5LFPN3WK{name[0].upper()}"\n')
+    repo.commit("keys")
+    for name in ("b.py", "c.py"):
+        (repo.root / name).unlink()
+    head = repo.commit("two keys out")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
+    code, out, _ = run_cli(repo, capsys, "--pre-push", "--offline")
+    assert code == 1
+    assert {"a.py", "b.py", "c.py"} <= set(out.splitlines())
+    summary = next(line for line in out.splitlines() if line.startswith("findings:"))
+    assert "in 1 unit of 1 file, and 2 more files of the pushed history (" in summary
+    assert main(["explain", str(repo.root / ".reviewbot" / "runs" / sorted(
+        p.name for p in (repo.root / ".reviewbot" / "runs").iterdir() if p.is_dir())[-1])]) == 0
+    assert "coverage: 1 unit in 1 file reviewed" in capsys.readouterr().out
+
+
+def review_help_groups() -> dict[str, set[str]]:
+    """`reviewbot review --help`'s groups: title -> the flags listed under it."""
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {group.title or "": {flag for action in group._group_actions
+                                for flag in action.option_strings}
+            for group in commands.choices["review"]._action_groups}
+
+
+@pytest.mark.parametrize("mode", ["github", "gitlab"])
+def test_a_flag_the_help_lists_for_a_mode_is_one_that_mode_takes(mode: str) -> None:
+    """`--help` lists under "github and gitlab modes" only flags both take, and under each
+    forge's own group the flags only it takes (gitlab refuses --reporter and --sarif)."""
+    groups = review_help_groups()
+    listed = groups["github and gitlab modes"] | groups[f"{mode} mode"]
+    other = groups[f"{'gitlab' if mode == 'github' else 'github'} mode"]
+    assert listed and other and not listed & other
+    parser = build_parser()
+    for flag in sorted(listed | other):
+        value = {"--reporter": ["summary"], "--max-comments": ["3"],
+                 "--inline-level": ["info"], "--sarif": ["x"], "--codequality": ["x"]}
+        args = parser.parse_args(["review", "--mode", mode, flag, *value.get(flag, [])])
+        if flag in listed:
+            check_flags(args)
+        else:
+            with pytest.raises(UsageError):
+                check_flags(args)
+
+
+def test_every_environment_variable_for_the_endpoint_is_named_where_users_look() -> None:
+    """The endpoint's variables config.py reads are the ones `--help` names, and the Action
+    sets the one the README and the GitLab component set (OPENAI_BASE_URL)."""
+    import inspect
+
+    from reviewbot import config
+
+    read = set(re.findall(r'"((?:REVIEWBOT|OPENAI)_BASE_URL)"',
+                          inspect.getsource(config.apply_environment)))
+    assert read == {"REVIEWBOT_BASE_URL", "OPENAI_BASE_URL"}
+    shown = build_parser().format_help() + " ".join(
+        a.help or "" for p in review_help_parsers() for a in p._actions)
+    assert read <= set(re.findall(r"[A-Z_]+_BASE_URL", shown))
+    action = (Path(__file__).parents[1] / "action.yml").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert set(re.findall(r"export ([A-Z_]+_BASE_URL)", action)) == {"OPENAI_BASE_URL"}
+    assert "OPENAI_BASE_URL" in readme
+
+
+def review_help_parsers() -> list[argparse.ArgumentParser]:
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return [commands.choices["review"]]

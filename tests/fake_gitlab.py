@@ -237,6 +237,51 @@ class FakeGitLab:
     def latest(self) -> Version | None:
         return self.versions[0] if self.versions else None
 
+    def merge_ref(self) -> str:
+        """GitLab's merge of the merge request into its target for a merged results pipeline
+        (or a merge train's first car): a commit whose parents are the target's head and the
+        source's, kept at `refs/merge-requests/IID/merge`; `refs/merge-requests/IID/head` is
+        the source's head, as GitLab keeps it for every merge request."""
+        latest = self.refresh()
+        tree = self._git("merge-tree", "--write-tree", latest.start, latest.head)
+        merge = self._git("commit-tree", tree, "-p", latest.start, "-p", latest.head, "-m",
+                          f"Merge branch '{self.source_branch}' into '{self.target_branch}'")
+        self._git("update-ref", f"refs/merge-requests/{self.iid}/merge", merge)
+        self._git("update-ref", f"refs/merge-requests/{self.iid}/head", latest.head)
+        return merge
+
+    def ci_variables(self, event_type: str = "detached") -> dict[str, str]:
+        """The predefined variables of a merge request pipeline in the merge request's project
+        ("Predefined CI/CD variables", "merge request pipelines"): `detached` checks out the
+        source's head (CI_COMMIT_SHA), and sets no branch SHA; `merged_result` and
+        `merge_train` check out GitLab's merge commit and set the source's and the target's
+        heads (CI_MERGE_REQUEST_SOURCE_BRANCH_SHA, CI_MERGE_REQUEST_TARGET_BRANCH_SHA)."""
+        latest = self.refresh()
+        self._git("update-ref", f"refs/merge-requests/{self.iid}/head", latest.head)
+        found = {"CI_PIPELINE_SOURCE": "merge_request_event",
+                 "CI_API_V4_URL": f"{self.url}/api/v4", "CI_SERVER_URL": self.url,
+                 "CI_PROJECT_ID": str(self.project_id),
+                 "CI_PROJECT_PATH": self.path_with_namespace,
+                 "CI_MERGE_REQUEST_ID": str(7000 + self.iid),
+                 "CI_MERGE_REQUEST_IID": str(self.iid),
+                 "CI_MERGE_REQUEST_PROJECT_ID": str(self.project_id),
+                 "CI_MERGE_REQUEST_SOURCE_PROJECT_ID": str(self.project_id),
+                 "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": self.source_branch,
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": self.target_branch,
+                 "CI_MERGE_REQUEST_DIFF_BASE_SHA": latest.base,
+                 "CI_MERGE_REQUEST_EVENT_TYPE": event_type,
+                 "CI_COMMIT_SHA": latest.head,
+                 "CI_COMMIT_REF_NAME": f"refs/merge-requests/{self.iid}/head"}
+        if event_type in ("merged_result", "merge_train"):
+            found |= {"CI_COMMIT_SHA": self.merge_ref(),
+                      "CI_COMMIT_REF_NAME": f"refs/merge-requests/{self.iid}/merge",
+                      "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": latest.head,
+                      "CI_MERGE_REQUEST_TARGET_BRANCH_SHA": latest.start}
+        if event_type == "merge_train":
+            found["CI_COMMIT_REF_NAME"] = f"refs/merge-requests/{self.iid}/train"
+            self._git("update-ref", found["CI_COMMIT_REF_NAME"], found["CI_COMMIT_SHA"])
+        return found
+
     def _git(self, *args: str, strip: bool = True) -> str:
         out = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=self.repo,
                              capture_output=True, check=True, text=True).stdout

@@ -14,13 +14,15 @@ MAX_TOTAL_WAIT_S = 300.0
 
 
 def pause(forge: str, seconds: float, waited: float, sleep: Callable[[float], None],
-          notice: Callable[[str], None]) -> float:
-    """Wait `seconds` after `waited` so far, saying so; the total waited. DeliveryFailed,
-    without waiting, when the total would pass MAX_TOTAL_WAIT_S."""
+          notice: Callable[[str], None], why: str = "") -> float:
+    """Wait `seconds` after `waited` so far, saying why (default: the forge asked to wait);
+    the total waited. DeliveryFailed, without waiting, when the total would pass
+    MAX_TOTAL_WAIT_S."""
+    said = why or f"{forge} asked to wait"
     if waited + seconds > MAX_TOTAL_WAIT_S:
-        raise DeliveryFailed(f"{forge} kept asking to wait (over {MAX_TOTAL_WAIT_S:.0f} s "
-                             "in all)")
+        raise DeliveryFailed(f"{said}, and reviewbot waits at most {MAX_TOTAL_WAIT_S:.0f} s "
+                             f"in all ({waited:.0f} s so far)")
     if seconds:
-        notice(f"{forge} asked to wait; retrying in {seconds:.0f} s")
+        notice(f"{said}; retrying in {seconds:.0f} s")
     sleep(seconds)
     return waited + seconds

@@ -391,14 +391,17 @@ class GithubForge:
                 if wait is None:
                     raise _final(exc) from exc
                 unknown, problem = exc.status >= 500, f"{exc.status}: {_message(exc)}"
+                # A 5xx is a failure retried, not GitHub asking to wait (a rate limit is).
+                why = f"GitHub answered {exc.status}" if unknown else ""
             except RequestException as exc:
                 wait, unknown, problem = BACKOFF_S * 2 ** attempt, True, str(exc)
+                why = f"GitHub could not be reached ({type(exc).__name__})"
             if unknown and happened is not None:
                 stored = self._stored(happened)
                 if stored is not None:
                     return stored
             if attempt < WRITE_ATTEMPTS - 1:
-                self._pause(wait)
+                self._pause(wait, why)
         raise DeliveryFailed(f"GitHub kept failing a write ({WRITE_ATTEMPTS} attempts; last: "
                              f"{problem})")
 
@@ -431,11 +434,11 @@ class GithubForge:
             return max(reset, 0.0)
         return float(SECONDARY_WAIT_S * 2 ** attempt)  # a secondary limit without headers
 
-    def _pause(self, seconds: float) -> None:
+    def _pause(self, seconds: float, why: str = "") -> None:
         # A longer Retry-After is cut to the bound (a primary limit that resets later than
         # that fails the post before it gets here).
         self._waited = pause("GitHub", min(seconds, MAX_WAIT_S), self._waited, self.sleep,
-                             self.notice)
+                             self.notice, why)
 
 
 def _is(user: Any, login: str) -> bool:

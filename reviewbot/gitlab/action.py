@@ -46,8 +46,7 @@ def prepare(pipeline: MergeRequestPipeline, env: Mapping[str, str], inline: Inli
     notes: list[str] = []
     delivery = None
     if pipeline.from_fork:
-        notes.append(f"this merge request comes from a fork: its pipeline has no GITLAB_TOKEN, "
-                     f"so nothing is posted; {_ELSEWHERE}")
+        notes.append(fork_note(pipeline, bool(token)))
     elif not token:
         notes.append(f"no GitLab token (GITLAB_TOKEN: a project access token with the api "
                      f"scope): nothing is posted; {_ELSEWHERE}")
@@ -66,8 +65,33 @@ def prepare(pipeline: MergeRequestPipeline, env: Mapping[str, str], inline: Inli
     return GitlabRun(pipeline=pipeline, request=request, delivery=delivery, notes=notes)
 
 
+def fork_note(pipeline: MergeRequestPipeline, token: bool) -> str:
+    """Why a fork's merge request gets no review posted, as it happened: where its pipeline
+    runs decides whose GITLAB_TOKEN it has, if any."""
+    said = (f"this merge request comes from a fork (project {pipeline.fork_project}) and is "
+            f"not posted to")
+    here = pipeline.project_id
+    if pipeline.pipeline_project != here:
+        whose = ("its GITLAB_TOKEN is the fork's own variable, not a token of project "
+                 f"{here}" if token else f"it has none of project {here}'s CI/CD variables "
+                 "(no GITLAB_TOKEN)")
+        return (f"{said}: this pipeline runs in project {pipeline.pipeline_project}, the fork, "
+                f"where {whose}; {_ELSEWHERE}")
+    if token:
+        return (f"{said}: reviewbot posts nothing to a fork's merge request, also from a "
+                f"pipeline of project {here} that has GITLAB_TOKEN; {_ELSEWHERE}")
+    return f"{said}, and this pipeline has no GITLAB_TOKEN; {_ELSEWHERE}"
+
+
 def default_codequality(pipeline: MergeRequestPipeline) -> Path:
     return pipeline.project_dir / CODEQUALITY_FILE
+
+
+def unreviewed(codequality: Path, notice: Notice) -> None:
+    """An empty Code Quality report where the review did not run: the job's report artifact
+    exists (GitLab says "no matching files" otherwise), and lists nothing it did not find."""
+    replace_file(codequality, "[]\n")
+    notice(f"the review did not run: {codequality.name} lists no findings")
 
 
 def deliver(run: GitlabRun, data: ReportInput, codequality: Path, notice: Notice,

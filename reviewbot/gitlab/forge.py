@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from reviewbot.deliver.bodies import last_line
@@ -315,35 +316,43 @@ class GitlabForge:
     def _call(self, method: str, path: str, *, data: dict[str, Any] | None = None,
               query: dict[str, Any] | None = None, pages: bool = False,
               happened: Callable[[], Any | None] | None = None) -> Any:
-        """One request through python-gitlab, retried by GitLab's rules; a write whose outcome
-        is unknown (a 5xx, a lost connection) is looked up with `happened` before it is
-        repeated, so it is never made twice."""
+        """One request through python-gitlab, retried by GitLab's rules: a 429 as long as
+        GitLab's waits fit the run's bound on waiting (deliver/waits.py), a 5xx or a lost
+        connection ATTEMPTS times. A write whose outcome is unknown (a 5xx, a lost
+        connection) is looked up with `happened` before it is repeated, so it is never made
+        twice."""
         import requests
         from gitlab.exceptions import GitlabError
 
         if self._client is None:
             self.connect()
-        problem = "no attempt"
-        for attempt in range(ATTEMPTS):
+        failures = throttled = 0
+        while True:
+            unknown = True  # whether GitLab may have stored a write it answered this way
             try:
                 return self._send(method, path, data, query, pages)
             except GitlabError as exc:
                 status = exc.response_code or 0
-                wait = self._wait_for(status, attempt)
-                if wait is None:
+                if status == 429:
+                    wait, why = self._throttle_wait(throttled), _said(status, exc)
+                    throttled, unknown = throttled + 1, False
+                elif status >= 500:
+                    failures += 1
+                    wait, why = float(BACKOFF_S * 2 ** (failures - 1)), _said(status, exc)
+                else:
                     raise _final(status, _message(exc), method) from exc
-                unknown, problem = status >= 500, f"{status}: {_message(exc)}"
             except (requests.ConnectionError, requests.Timeout,
                     requests.exceptions.ChunkedEncodingError) as exc:
-                wait, unknown = BACKOFF_S * 2 ** attempt, True
-                problem = f"GitLab could not be reached ({type(exc).__name__})"
+                failures += 1
+                wait = float(BACKOFF_S * 2 ** (failures - 1))
+                why = f"GitLab could not be reached ({type(exc).__name__})"
             if unknown and happened is not None and method != "GET":
                 stored = self._stored(happened)
                 if stored is not None:
                     return stored
-            if attempt < ATTEMPTS - 1:
-                self._pause(wait)
-        raise DeliveryFailed(f"GitLab kept failing ({ATTEMPTS} attempts; last: {problem})")
+            if failures == ATTEMPTS:
+                raise DeliveryFailed(f"GitLab kept failing ({ATTEMPTS} attempts; last: {why})")
+            self._pause(wait, why)
 
     def _send(self, method: str, path: str, data: dict[str, Any] | None,
               query: dict[str, Any] | None, pages: bool) -> Any:
@@ -372,25 +381,21 @@ class GitlabForge:
         except (GitlabError, DeliveryFailed, requests.RequestException):
             return None
 
-    def _wait_for(self, status: int, attempt: int) -> float | None:
-        """Seconds before the next attempt (GitLab's "Rate limits": Retry-After, else
-        RateLimit-Reset), None when the request is not tried again."""
-        if status >= 500:
-            return float(BACKOFF_S * 2 ** attempt)
-        if status != 429 or attempt == ATTEMPTS - 1:
-            return None
+    def _throttle_wait(self, throttled: int) -> float:
+        """Seconds a 429 asks for (GitLab's "Rate limits": Retry-After, else RateLimit-Reset,
+        else a backoff); at least a second, so that a run of 429s always ends on the bound."""
         headers = {k.lower(): v for k, v in getattr(self._last, "headers", {}).items()}
         if (after := _seconds(headers.get("retry-after"))) is not None:
-            return after
+            return max(after, 1.0)
         if (reset := _seconds(headers.get("ratelimit-reset"))) is not None:
-            return max(reset - time.time(), 0.0)
-        return float(THROTTLE_WAIT_S * 2 ** attempt)
+            return max(reset - time.time(), 1.0)
+        return float(min(THROTTLE_WAIT_S * 2 ** throttled, MAX_WAIT_S))
 
-    def _pause(self, seconds: float) -> None:
+    def _pause(self, seconds: float, why: str) -> None:
         if seconds > MAX_WAIT_S:
-            raise DeliveryFailed(f"GitLab asked to wait {seconds:.0f} s (reviewbot waits at "
-                                 f"most {MAX_WAIT_S:.0f} s)")
-        self._waited = pause("GitLab", seconds, self._waited, self.sleep, self.notice)
+            raise DeliveryFailed(f"{why}: GitLab asked to wait {seconds:.0f} s (reviewbot waits "
+                                 f"at most {MAX_WAIT_S:.0f} s)")
+        self._waited = pause("GitLab", seconds, self._waited, self.sleep, self.notice, why)
 
 
 class _LineCode(DeliveryFailed):
@@ -414,8 +419,25 @@ def _final(status: int, message: str, method: str) -> Exception:
     return DeliveryFailed(f"GitLab answered {status} to a {method}: {message}")
 
 
+def _said(status: int, exc: Any) -> str:
+    """What GitLab answered a request it may take again, on one line."""
+    if status == 429:
+        return f"GitLab limited the rate of requests (429: {_message(exc)})"
+    return f"GitLab answered {status} ({_message(exc)})"
+
+
 def _message(exc: Any) -> str:
+    """GitLab's message, on one line and short; for an HTML page (a proxy's or a load
+    balancer's error page, not GitLab's API) the status's reason instead of the page."""
     text = exc.error_message
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if isinstance(text, str) and text.lstrip().startswith("<"):
+        try:
+            reason = HTTPStatus(exc.response_code or 0).phrase
+        except ValueError:
+            reason = "an error"
+        return f"{reason}, an HTML error page"
     if isinstance(text, dict):
         text = text.get("error") or text
     return re.sub(r"\s+", " ", str(text)).strip()[:300]

@@ -49,6 +49,11 @@ def nothing_to_review(report: RunReport) -> str | None:
     if ignored:
         return (f"nothing to review: the config's `ignore` names every changed file "
                 f"({counted(ignored, 'unit')}; checked for secrets only, and none was found)")
+    untracked = report.stats.untracked_files
+    if untracked:
+        left = counted(untracked, "untracked file")
+        return (f"nothing to review in the tracked files, and {left} not reviewed: "
+                "`--include-untracked` reviews them too (or `git add` them)")
     return "nothing to review (the change is empty)"
 
 

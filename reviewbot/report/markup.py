@@ -1,5 +1,5 @@
 """Markdown's own syntax, whatever the text inside holds; and untrusted text (code, file
-names, a model's words, a commenter's reason) made inert for a body GitHub renders.
+names, a model's words, a commenter's reason) made inert for a body GitHub or GitLab renders.
 
 GitHub renders a comment as Markdown with HTML: text from the reviewed repository or a model
 could otherwise ping people (`@user`, `@org/team`, and the look-alikes: `&#64;`, `&commat;`,
@@ -9,10 +9,17 @@ or a link, a `/reviewbot` command line, a reference that shows up in another iss
 timeline (`#12`), or end a table's cell. GitLab renders a note as GitLab Flavored Markdown
 and reads it for quick actions: a line that starts with `/merge`, `/approve` or `/assign` runs
 as reviewbot's token user, and `!45`, `~label`, `%milestone`, `$12` and `&3` are references.
-`inert` and `inert_line` keep the words readable and take all of that away: a zero-width space
-after the character that would start it. Quoted code keeps its characters, but no line of it
-starts with a `/` GitLab could read as a command (GitLab's extractor skips only the ``` blocks
-its own regular expression finds, and a quoted ``` line ends one there).
+
+`inert` and `inert_line` keep the words readable and copyable, with no invisible character:
+neither forge renders a mention, a reference or a link inside a code span (GitHub's mention
+and reference filters and GitLab's reference filters skip every text node inside `code`,
+`pre` and `a`), so a word that holds one is shown as a code span, and a code span the text
+already has, closed on its line, stays as written. Everything else is escaped the way
+CommonMark reads escapes (`&lt;`, `&amp;`, a backslash before a bracket, a backtick or a tilde),
+which shows the character itself. Quoted code keeps its characters, but no line of it starts
+with a `/` GitLab could read as a command (GitLab's extractor skips only the ``` blocks its own
+regular expression finds, and a quoted ``` line ends one there): there, and only there, a
+zero-width space is the one way to keep the code's text.
 """
 
 from __future__ import annotations
@@ -21,23 +28,16 @@ import re
 
 from reviewbot.report.terminal import visible
 
-# Invisible, and no Markdown or HTML construct continues across it.
+# Invisible, and no Markdown or HTML construct continues across it: used in quoted code
+# alone, whose characters cannot be escaped.
 _BREAK = "\u200b"
-# What GitHub takes for a mention's "@" (NFKC folds the other two to it).
-_ATS = ("@", "\uff20", "\ufe6b")
-# Code fences and anything a fence could be made of.
-_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+# A code fence's line: where a block in untrusted Markdown opens.
 _FENCE_LINE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+# A `/reviewbot` command and an HTML comment, in quoted code.
 _COMMAND = re.compile(r"/(?=reviewbot)", re.IGNORECASE)
-# GitHub's `#12`; GitLab's `!45` (merge request), `$12` (snippet), `~label` and `~"a label"`,
-# `%milestone` (`&3`, an epic, loses its `&` with the HTML entities).
-_REFERENCE = re.compile(r"[#!$](?=[0-9])|[~%](?=[\w\"])")
 # A line GitLab runs as a quick action starts with `/` and the command's name; whitespace
 # before it is broken too, whatever a renderer strips.
 _QUICK_ACTION = re.compile(r"^(\s*)/(?=\w)")
-# What GFM links by itself: a scheme's `://`, `www.`, and `GH-12` references (the last
-# character of each is split from the rest). `[a]: url` definitions are split at `]:`.
-_AUTOLINK = re.compile(r"://|(?i:www)\.|(?i:\bGH)-(?=[0-9])")
 _MARKER = re.compile(r"<!--")
 # A code block's language, when it is one (anything else is dropped); GitHub renders these
 # info strings as something other than code.
@@ -97,20 +97,76 @@ def inert(text: str) -> str:
 
 def inert_line(text: str) -> str:
     """Untrusted words on one line (a title, a table cell, a reason): whitespace folded,
-    `inert`, and pipes escaped so that no table cell ends inside them."""
+    `inert`, and pipes escaped so that no table cell ends inside them (GFM reads `\\|` as a
+    pipe in a code span of a cell too)."""
     return _prose(" ".join(visible(text).split())).replace("|", "\\|")
 
 
+# A backtick run, and what CommonMark pairs it with on the same line: the next run of the
+# same length (CommonMark 6.1). A span is kept only when it closes on its line: one that
+# would close on the next line is not paired here, so its backticks are escaped instead.
+_BACKTICKS = re.compile(r"`+")
+
+
 def _prose(line: str) -> str:
-    text = line.replace("&", "&" + _BREAK).replace("<", "<" + _BREAK)
-    for at in _ATS:
-        text = text.replace(at, at + _BREAK)
-    text = _FENCE_RUN.sub(lambda run: _BREAK.join(run.group()), text)
-    text = _COMMAND.sub("/" + _BREAK, _REFERENCE.sub(lambda ref: ref.group() + _BREAK, text))
-    text = _QUICK_ACTION.sub(r"\1/" + _BREAK, text)
-    text = _AUTOLINK.sub(lambda found: found.group()[:-1] + _BREAK + found.group()[-1], text)
-    return (text.replace("![", "!" + _BREAK + "[").replace("](", "]" + _BREAK + "(")
-            .replace("]:", "]" + _BREAK + ":"))
+    """One line of untrusted prose: its code spans as they are, every other word plain."""
+    out: list[str] = []
+    at = 0
+    while at < len(line):
+        run = _BACKTICKS.search(line, at)
+        if run is None:
+            out.append(_plain(line[at:], at == 0))
+            break
+        close = _closing(line, run)
+        if close is None:
+            out.append(_plain(line[at:run.end()], at == 0))
+            at = run.end()
+            continue
+        code = line[run.start():close]
+        out.append(_plain(line[at:run.start()], at == 0))
+        # A span holding `<!--` is shown as text: the raw body must hold no comment that a
+        # reader of it could take for one of reviewbot's markers.
+        out.append(code if "<!--" not in code else _plain(code, False))
+        at = close
+    return "".join(out)
+
+
+def _closing(line: str, run: re.Match[str]) -> int | None:
+    """Where the code span this backtick run opens ends on the line, or None."""
+    for other in _BACKTICKS.finditer(line, run.end()):
+        if len(other.group()) == len(run.group()):
+            return other.end()
+    return None
+
+
+# A word that holds any of these is shown as a code span, where neither forge reads it:
+# mentions (and the at signs NFKC folds to `@`), GitHub's `#12` and `GH-12`, GitLab's `!45`,
+# `$12`, `&3`, `~label`, `~"a label"`, `%milestone`, what GFM autolinks (`://`, `www.`), and a
+# `/reviewbot` command.
+_RISKY = re.compile(r"[@\uff20\ufe6b]|[#!$&](?=[0-9])|[~%](?=[\w\"])|://|(?i:www)\.|"
+                    r"(?i:\bGH)-(?=[0-9])|/(?i:reviewbot)")
+# What CommonMark would read as syntax in the rest: HTML and entities, links and images,
+# code spans and fences, a tilde fence; each escaped to show the character itself.
+_ESCAPES = {"\\": "\\\\", "&": "&amp;", "<": "&lt;", "[": "\\[", "]": "\\]", "`": "\\`",
+            "~": "\\~"}
+_WORDS = re.compile(r"(\s+)")
+
+
+def _plain(text: str, line_start: bool) -> str:
+    """Text outside code spans, word by word: a risky word as a code span, a line's first
+    word starting with `/` too (GitLab would run it as a quick action); the rest escaped."""
+    out: list[str] = []
+    first = line_start
+    for word in _WORDS.split(text):
+        if not word or word.isspace():
+            out.append(word)
+            continue
+        if _RISKY.search(word) or (first and word.startswith("/")):
+            out.append(inline_code(word))
+        else:
+            out.append("".join(_ESCAPES.get(char, char) for char in word))
+        first = False
+    return "".join(out)
 
 
 def runs_as_command(lines: list[str]) -> bool:

@@ -113,7 +113,19 @@ def summary_line(report: RunReport, run_dir: Path | None) -> str:
     found = ", ".join(f"{counts.get(level, 0)} {level}" for level in ("error", "warning", "info"))
     where = f"; artifacts in {run_dir}" if run_dir else ""
     line = (f"findings: {found} in {counted(report.stats.units, 'unit')} of "
-            f"{counted(report.stats.files, 'file')} "
+            f"{counted(report.stats.files, 'file')}{_elsewhere(report)} "
             f"({report.stats.duration_ms} ms){where}")
     model = model_line(report)
     return f"{model}\n{line}" if model else line
+
+
+def _elsewhere(report: RunReport) -> str:
+    """The files with findings the change's units do not cover (a secret a later pushed
+    commit removed again), so that the count does not read as every finding's file."""
+    reviewed = {unit.file_path for unit in report.units}
+    other = [f for f in report.findings if f.file_path not in reviewed]
+    if not other:
+        return ""
+    files = counted(len({f.file_path for f in other}), "more file")
+    history = all(f.rule_id == "secrets.in-history" for f in other)
+    return f", and {files} of the pushed history" if history else f", and {files}"

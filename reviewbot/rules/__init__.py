@@ -179,10 +179,12 @@ def _history_findings(history: Iterable[HistoryLine], config: Config,
         return []
     # A file the range added and removed again had a name only the change gave it; a
     # Markdown page is documentation by what it is (rules/quieting.py).
+    prose = frozenset(line.file_path for line in lines if is_prose(line.file_path))
     quiet = frozenset(path for path, kind in kinds.items()
-                      if kind.tags & secrets.QUIET_TAGS) | frozenset(
-        line.file_path for line in lines if is_prose(line.file_path))
-    found = secrets.HISTORY_RULE.check_history(lines, quiet)
+                      if kind.tags & secrets.QUIET_TAGS) | prose
+    formats_quiet = frozenset(path for path, kind in kinds.items()
+                              if kind.tags & secrets.FORMATS_QUIET_TAGS) | prose
+    found = secrets.HISTORY_RULE.check_history(lines, quiet, formats_quiet)
     return [f.replace(severity=setting.severity) if (setting := config.rule(
         rule_id, f.file_path)).severity else f for f in found]
 

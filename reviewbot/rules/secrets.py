@@ -39,7 +39,25 @@ _KEYWORD = frozenset({"KeywordDetector"})
 # Not secrets: a public IP address is not a credential.
 _SKIPPED = frozenset({"IPPublicDetector"})
 _ALLOWLIST_PRAGMA = "pragma: allowlist secret"
+# One level lower there: what a keyword or entropy detector finds (it cannot tell a fixture
+# or an illustration from a credential) in test code and documentation; a known token format
+# in documentation only. A known format in test code is a key like any other: tests are
+# pushed, cloned and published with the rest, and a real key there is leaked all the same.
 QUIET_TAGS = frozenset({"test_file", "docs"})
+FORMATS_QUIET_TAGS = frozenset({"docs"})
+# Formats a test makes of its own (a JWT it signs with a test key, like the key pairs it makes
+# for TLS and signing tests): quieter wherever QUIET_TAGS are.
+_SELF_MADE = frozenset({"JSON Web Token"})
+# Values published as examples in a service's own documentation, exactly: they are nobody's
+# credential, and pasting one is how a tutorial is followed. A value that merely contains
+# EXAMPLE (`AKIAZOSFODNN7EXAMPLE`) is not one of them.
+DOCUMENTED_EXAMPLES = frozenset({
+    # AWS ("Managing access keys", the SigV4 and S3 examples).
+    "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AKIAI44QH8DHBEXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    # Stripe's documented test-mode key ("API keys").
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+})
 
 
 @cache
@@ -141,6 +159,7 @@ def redact(secret: str) -> str:
 class SecretsRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         quiet = bool(change.tags & QUIET_TAGS)
+        formats_quiet = bool(change.tags & FORMATS_QUIET_TAGS)
         added = change.added_by_line
         candidates = candidate_lines(change.path, added)
         plugins = _plugins_for("\n".join(added[n] for n in candidates
@@ -150,7 +169,8 @@ class SecretsRule(RuleBase, frozen=True):
             if _ALLOWLIST_PRAGMA in text:
                 continue
             for value, (level, kind) in scan_line(change.path, text, quiet, candidate=True,
-                                                  plugins=plugins).items():
+                                                  plugins=plugins,
+                                                  formats_quiet=formats_quiet).items():
                 if kind == "Private Key" and not _key_body_follows(change, number, text):
                     continue  # the armour alone (a constant, a comment): no key is here
                 yield Hit(
@@ -256,7 +276,7 @@ def is_placeholder(value: str) -> bool:
 _NAMED_KINDS = frozenset({"Secret Keyword", "credential in a config file"})
 # A value that says what it stands for (`"super-duper-secret"`, `KEEP_IT_SECRET`,
 # `my-example-key`): a generated credential spells no such word. Words and separators only:
-# a random string with the word in it (`.../bPxRfiCYEXAMPLEKEY`) is reported.
+# a random string with the word in it (`.../bPxRfiCYEXAMPLEKEQ`) is reported.
 _SELF_NAMED = re.compile(r"secret|example|sample|dummy|placeholder|change[_-]?me|replace[_-]?me",
                          re.IGNORECASE)
 _WORDY = re.compile(r"[A-Za-z0-9 ._-]{1,40}")
@@ -273,10 +293,14 @@ def is_illustration(path: str, value: str, kind: str) -> bool:
 
 
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
-              plugins: frozenset[int] | None = None) -> dict[str, tuple[Severity, str]]:
+              plugins: frozenset[int] | None = None, *,
+              formats_quiet: bool | None = None) -> dict[str, tuple[Severity, str]]:
     """Secrets on one line: value -> (severity, type), the most severe detector winning.
-    `candidate`: the line is known to pass `candidate_lines`; `plugins`: the detectors that
-    can report anything on it (`_plugins_for`), all when None."""
+    `quiet`: keyword and entropy matches one level lower (QUIET_TAGS); `formats_quiet`: known
+    token formats too (FORMATS_QUIET_TAGS; default: as `quiet`). `candidate`: the line is
+    known to pass `candidate_lines`; `plugins`: the detectors that can report anything on it
+    (`_plugins_for`), all when None."""
+    formats = quiet if formats_quiet is None else formats_quiet
     best: dict[str, tuple[Severity, str]] = {}
     encrypted = (_ENCRYPTED_CI.match(text) is not None
                  and path.lower().endswith((".yml", ".yaml")))
@@ -285,15 +309,16 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         # well-known token formats (linear patterns) find what a person would have pasted
         # (no encrypted value has one); entropy and keyword detectors would flag every other
         # string.
-        for value, level, kind in _own_hits(path, text, quiet):
-            if level is not None:
+        for value, level, kind in _own_hits(path, text, quiet, formats):
+            if level is not None and not documented_example(value):
                 best[value] = (level, kind)
         return best
     if not (candidate or could_hold(path, text)):
         return best
-    for value, level, kind in (*_own_hits(path, text, quiet),
-                               *_detect_secrets_hits(path, text, quiet, plugins)):
-        if is_placeholder(value) or is_illustration(path, value, kind):
+    for value, level, kind in (*_own_hits(path, text, quiet, formats),
+                               *_detect_secrets_hits(path, text, quiet, plugins, formats)):
+        if (is_placeholder(value) or is_illustration(path, value, kind)
+                or documented_example(value)):
             continue
         if level is not None and (value not in best or _rank(level) > _rank(best[value][0])):
             best[value] = (level, kind)
@@ -303,9 +328,15 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
 _Hit = tuple[str, Severity | None, str]
 
 
-def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
+def documented_example(value: str) -> bool:
+    """One of DOCUMENTED_EXAMPLES, exactly (quoted or not)."""
+    return value.strip("\"'") in DOCUMENTED_EXAMPLES
+
+
+def _own_hits(path: str, text: str, quiet: bool, formats_quiet: bool) -> list[_Hit]:
     """Well-known token formats, whole; `KEY=value` credentials in config files."""
-    hits: list[_Hit] = [(m.group(0), "warning" if quiet else "error", token.kind)
+    hits: list[_Hit] = [(m.group(0), "warning" if formats_quiet or (
+                            quiet and token.kind in _SELF_MADE) else "error", token.kind)
                         for m, token in token_matches(text)]
     if bare_values_are_literal(path):
         hits += [(text[span.start:span.end], "info" if quiet else "warning",
@@ -315,7 +346,9 @@ def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
 
 
 def _detect_secrets_hits(path: str, text: str, quiet: bool,
-                         plugins: frozenset[int] | None = None) -> list[_Hit]:
+                         plugins: frozenset[int] | None = None,
+                         formats_quiet: bool | None = None) -> list[_Hit]:
+    formats = quiet if formats_quiet is None else formats_quiet
     whole = [m.group(0) for m, _ in token_matches(text)]
     hits: list[_Hit] = []
     for index, plugin in enumerate(_plugins()):
@@ -333,7 +366,7 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
                     or _is_key_name(type(plugin).__name__, text)
                     or _is_prose(type(plugin).__name__, value)):
                 continue
-            hits.append((value, _severity(type(plugin).__name__, quiet),
+            hits.append((value, _severity(type(plugin).__name__, quiet, formats),
                          _kind(value, str(found.type))))
     return hits
 
@@ -406,12 +439,16 @@ def _value(found: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _severity(plugin_name: str, quiet: bool) -> Severity | None:
+def _severity(plugin_name: str, quiet: bool, formats_quiet: bool) -> Severity | None:
+    """An entropy or keyword match, and a private key (a test makes key pairs of its own for
+    TLS and signing), by `quiet`; a service's token format by `formats_quiet`."""
     if plugin_name in _ENTROPY:
         return None if quiet else "info"
     if plugin_name in _KEYWORD:
         return "info" if quiet else "warning"
-    return "warning" if quiet else "error"
+    if plugin_name == "PrivateKeyDetector":
+        return "warning" if quiet else "error"
+    return "warning" if formats_quiet else "error"
 
 
 def _rank(level: Severity) -> int:
@@ -431,14 +468,18 @@ class HistorySecretsRule(RuleBase, frozen=True):
         return iter(())
 
     def check_history(self, lines: Iterable[HistoryLine],
-                      quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
+                      quiet_paths: frozenset[str] = frozenset(),
+                      formats_quiet_paths: frozenset[str] = frozenset()) -> Iterator[Finding]:
         """`quiet_paths`: the files whose test or docs kind the base declares (a file the
-        range added and removed again had a name only the change gave it)."""
+        range added and removed again had a name only the change gave it);
+        `formats_quiet_paths`: those of them where a known token format is quieter too."""
         for line in lines:
             if _ALLOWLIST_PRAGMA in line.text:
                 continue
             quiet = line.file_path in quiet_paths
-            for value, (level, kind) in scan_line(line.file_path, line.text, quiet).items():
+            for value, (level, kind) in scan_line(
+                    line.file_path, line.text, quiet,
+                    formats_quiet=line.file_path in formats_quiet_paths).items():
                 yield Finding(
                     file_path=line.file_path, start_line=max(line.line, 1),
                     end_line=max(line.line, 1), severity=level, category="secrets",

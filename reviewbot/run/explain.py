@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from reviewbot.errors import ArtifactError
-from reviewbot.report import display_path
+from reviewbot.report import counted, display_path
 from reviewbot.run.artifacts import STEPS, load_artifact
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
 
@@ -64,7 +64,8 @@ def explain_lines(run_dir: Path) -> list[str]:
     lines = [
         f"run {report.run_id}: {request.mode} review against {against} "
         f"(base {diff.base_rev[:12]})",
-        f"coverage: {len(rules.units)} units in {report.stats.files} files reviewed, "
+        f"coverage: {counted(len(rules.units), 'unit')} in "
+        f"{counted(report.stats.files, 'file')} reviewed, "
         f"{rules.ignored_units} ignored by config; "
         f"+{report.stats.added_lines} -{report.stats.removed_lines} lines",
         "priority: " + _counts(u.agent_decision.priority for u in rules.units),

@@ -254,7 +254,8 @@ def _report(ctx: RunContext, state: RunState) -> RunState:
     if ctx.session is not None:
         ctx.run_dir.write("model_calls", ctx.session.ledger.log())
     stats = _stats(index, findings, ctx.started).replace(
-        model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units)
+        model=model_stats(state, ctx.session, ctx.config), ignored_units=rules.ignored_units,
+        untracked_files=_left_out(ctx, index))
     report = RunReport(run_id=ctx.run_dir.run_id, findings=findings, units=index.units,
                        stats=stats, description=description,
                        path_bytes=_path_bytes(cast(DiffResult, state.need("diff"))))
@@ -502,6 +503,16 @@ def model_stats(state: RunState, session: ModelSession | None, config: Config) -
                                  if c.purpose == "review") / 1000, 1),
         cost=prices.cost(totals.tokens_in, totals.tokens_out, totals.cached_tokens)
         if prices else None)
+
+
+def _left_out(ctx: RunContext, index: ReviewIndex) -> int:
+    """The untracked files an empty working review did not look at: a new file is untracked
+    until it is added, and "nothing to review" must not read as "nothing new"."""
+    request = ctx.request
+    if (request.mode != "working" or request.include_untracked or request.base_is_root
+            or index.units):
+        return 0
+    return len(ctx.repo.untracked_files())
 
 
 def _stats(index: ReviewIndex, findings: tuple[Finding, ...], started: float) -> RunStats:

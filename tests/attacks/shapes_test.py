@@ -203,3 +203,20 @@ def test_a_parameter_joined_in_test_code_is_the_tests_own() -> None:
         return {f.rule_id for f in review("tests/fixtures_util.py", JOINED, base=base).findings}
     assert found(Base("tests")) == set()
     assert found(Base()) == {"python.path-traversal"}
+
+
+@pytest.mark.parametrize("line", [
+    # The example beside a real key: the key is still found.
+    'KEYS = ["AKIAIOSFODNN7EXAMPLE", "AKIAZ7Q2MXC5LFPN3WKB"]\n',
+    # Spelled like the example, one character off, or the example in a key's comment.
+    'KEY = "AKIAIOSFODNN7EXAMPLF"\n',
+    'KEY = "AKIAZ7Q2MXC5LFPN3WKB"  # AKIAIOSFODNN7EXAMPLE\n',
+    'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEX"\n',
+])
+def test_a_documented_example_hides_no_key(line: str) -> None:
+    """A service's documented example is no secret, exactly as published and nothing else:
+    next to it, or spelled like it, a key is reported as an error (in test code too)."""
+    for path in ("app/aws.py", "tests/test_aws.py"):
+        found = {(f.rule_id, f.severity) for f in review(path, line, base=Base(
+            everything=True)).findings}
+        assert ("secrets.hardcoded", "error") in found, (path, line)

@@ -136,7 +136,7 @@ def test_a_dismissal_is_marked_once_and_counted_across_changes() -> None:
     dismissed = forge.stored[0]
     match = finding_marker(dismissed.body)
     assert match is not None and match["state"] == ";dismissed"
-    assert "[redacted]" in dismissed.body and "@\u200bmaintainer" in dismissed.body
+    assert "[redacted]" in dismissed.body and "`@maintainer`" in dismissed.body
     assert not delivery.dismiss(dismissed, "maintainer", "again")
     [counted] = delivery.repository_dismissals()
     assert (counted.rule_id, counted.path, counted.pull) == ("python.eval-exec", "app/run.py", 7)

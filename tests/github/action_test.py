@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.github.conftest import PullRequest
+from tests.github.expressions import evaluate, truthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -118,3 +119,32 @@ def test_an_input_cannot_become_shell_code(pull: PullRequest, tmp_path: Path,
                       pull.repo.root)
     assert result.returncode == 2, result.stderr  # a usage error, nothing else
     assert not marker.exists()
+
+
+def upload_runs(event_name: str, head_repo: str) -> bool:
+    """Whether the README's SARIF upload step runs, by its `if:`, GitHub's way."""
+    step = next(s for s in readme_workflow()["jobs"]["reviewbot"]["steps"]
+                if "upload-sarif" in s.get("uses", ""))
+    pull = {"number": 3, "head": {"repo": {"full_name": head_repo}}}
+    event = ({"pull_request": pull} if event_name.startswith("pull_request")
+             else {"issue": {"number": 3, "pull_request": {"url": "u"}}})
+    context = {"github": {"event_name": event_name, "repository": "acme/shop",
+                          "event": {**event, "comment": {"body": "/reviewbot review"}}},
+               "steps": {"reviewbot": {"outputs": {"sarif": "/w/reviewbot.sarif"}}}}
+    return truthy(evaluate(step["if"], context))
+
+
+@pytest.mark.parametrize(("event_name", "head_repo", "uploads"), [
+    ("pull_request", "acme/shop", True),
+    # A fork's token may not write security events: the upload would fail the job (403).
+    ("pull_request", "stranger/shop", False),
+    # A command's run checks out the default branch: the upload would file the pull
+    # request's findings against the default branch's ref and commit.
+    ("issue_comment", "acme/shop", False),
+    ("pull_request_review_comment", "acme/shop", False),
+])
+def test_the_sarif_upload_runs_on_a_pull_requests_own_run_only(
+        event_name: str, head_repo: str, uploads: bool) -> None:
+    """The README's workflow uploads SARIF only where the upload files it against the pull
+    request and may: on `pull_request`, not from a fork."""
+    assert upload_runs(event_name, head_repo) is uploads

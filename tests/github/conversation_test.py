@@ -164,7 +164,7 @@ def test_ignore_dismisses_the_finding_for_good(
     assert say(pull, monkeypatch, "/reviewbot ignore the path is a constant here",
                reply_to=ours) == 0
     dismissed = finding_comment(pull)["body"]
-    assert dismissed.startswith("🚫 **Dismissed** by @\u200bmaintainer: the path is a "
+    assert dismissed.startswith("🚫 **Dismissed** by `@maintainer`: the path is a "
                                 "constant here.")
     assert ";dismissed rule=python.shell-injection -->" in dismissed
     [answer] = answers(pull)
@@ -196,7 +196,7 @@ def test_a_dismissal_is_only_reviewbots_own(pull: PullRequest,
     say(pull, monkeypatch, "/reviewbot ignore @everyone <!-- reviewbot:fp=abc -->",
         reply_to=ours)
     body = finding_comment(pull)["body"]
-    assert "@\u200beveryone" in body and body.count("<!-- reviewbot:fp=") == 1
+    assert "`@everyone`" in body and body.count("<!-- reviewbot:fp=") == 1
 
 
 def test_thread_commands_need_a_reviewbot_comment(

@@ -54,3 +54,16 @@ def test_github_out_of_reach_is_delivery_failed() -> None:
     forge = forge_for(FakeGitHub(), api_url=f"http://127.0.0.1:{port}")
     with pytest.raises(DeliveryFailed, match=r"^GitHub could not be reached \(\w+\)$"):
         forge.connect()
+
+
+def test_a_5xx_on_a_write_is_said_as_a_failure_not_a_wait(github: FakeGitHub) -> None:
+    """A 5xx retried is GitHub failing, said with its status; "asked to wait" is for GitHub's
+    rate limits alone."""
+    notices: list[str] = []
+    forge = forge_for(github)
+    forge.notice = notices.append
+    forge.connect()
+    github.fail("POST", r"/issues/7/comments$", status=502, times=10)
+    with pytest.raises(DeliveryFailed, match="kept failing"):
+        forge.post("a summary\n<!-- reviewbot:summary -->")
+    assert notices and all(n.startswith("GitHub answered 502; retrying in") for n in notices)

@@ -77,7 +77,7 @@ def test_a_question_is_answered_by_the_model_in_the_thread(
                reply_to=ours, offline=False) == 0
     [answer] = answers(pull)
     assert answer.startswith("`path` reaches the shell unquoted")
-    assert "@\u200badmin" in answer and "<\u200b!-- reviewbot:fp=00" in answer
+    assert "`@admin`" in answer and "&lt;!-- reviewbot:fp=00" in answer
     assert "<sub>Answered by reviewbot's review model" in answer
     reply = next(c for c in pull.github.review_comments if c["body"] == answer)
     assert reply["in_reply_to_id"] == ours["id"]

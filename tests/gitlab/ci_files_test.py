@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -279,3 +280,72 @@ def test_the_docs_show_exactly_these_files() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## GitLab", 1)[1].split("\n## ", 1)[0]
     assert yaml_blocks(section) == [INCLUDE_FILE.read_text(encoding="utf-8")]
+
+
+CODEQUALITY_FILE = ROOT / "docs" / "examples" / "gitlab-codequality.yml"
+
+
+def test_the_codequality_job_is_shown_and_stands_beside_the_review_job() -> None:
+    """docs/GITLAB.md's "Code Quality report" block is this file: a job of its own name (one
+    named `reviewbot` merges into the review job), valid by GitLab's schema, that installs
+    reviewbot and runs in merge request pipelines and on the default branch alike."""
+    docs = (ROOT / "docs" / "GITLAB.md").read_text(encoding="utf-8")
+    section = docs.split("## Code Quality report", 1)[1].split("\n## ", 1)[0]
+    text = CODEQUALITY_FILE.read_text(encoding="utf-8")
+    assert yaml_blocks(section) == [text]
+    document = yaml.safe_load(text)
+    [(name, job)] = document.items()
+    assert name != "reviewbot" and name not in JOB_DOCUMENT
+    assert "pip install" in job["script"][0] and "reviewbot" in job["script"][0]
+    assert [rule["if"] for rule in job["rules"]] == [
+        '$CI_PIPELINE_SOURCE == "merge_request_event"',
+        "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH"]
+    errors = list(jsonschema.Draft7Validator(gitlab_schema()).iter_errors(document))
+    assert errors == []
+
+
+def codequality_job(repo: Any, tmp_path: Path, **env: str) -> list[dict[str, Any]]:
+    """The job's script as a runner runs it, in the repository's work tree, with the real
+    reviewbot (pip's install is a stand-in); the report it writes."""
+    [(_, job)] = yaml.safe_load(CODEQUALITY_FILE.read_text(encoding="utf-8")).items()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "python").chmod(0o755)
+    path = f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}"
+    variables = {name: gitlab_text(value) for name, value in job["variables"].items()}
+    result = subprocess.run(["sh", "-e", "-c", "\n".join(job["script"])], cwd=repo.root,
+                            env={**os.environ, "PATH": path, **variables, **env},
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    report = repo.root / "gl-code-quality-report.json"
+    found = json.loads(report.read_text())
+    report.unlink()
+    return found  # type: ignore[no-any-return]
+
+
+def test_the_widget_lists_what_the_merge_request_changed_and_nothing_else(
+        repo: Any, tmp_path: Path) -> None:
+    """GitLab's comparison (new: the merge request's fingerprints the target branch's report
+    lacks; resolved: the other way) of the job's two reports: the finding the merge request
+    adds is new, the one it fixes resolved, the one it never touched neither; a config the
+    merge request adds to ignore everything does not count (read at its base)."""
+    shell = "import os\n\n\ndef run(name):\n    os.system('ls ' + name)\n"
+    weak = "import hashlib\n\n\ndef digest(data):\n    return hashlib.md5(data).hexdigest()\n"
+    repo.write("app/run.py", shell)
+    repo.write("app/old.py", shell.replace("run(", "old("))
+    base = repo.commit("base")
+    target = codequality_job(repo, tmp_path, CI_COMMIT_BRANCH="main", CI_DEFAULT_BRANCH="main",
+                             CI_PIPELINE_SOURCE="push")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("app/old.py", "def old(name):\n    return name\n")
+    repo.write("app/digest.py", weak)
+    repo.write(".reviewbot.toml", 'ignore = ["*"]\n')
+    repo.commit("the merge request")
+    head = codequality_job(repo, tmp_path, CI_PIPELINE_SOURCE="merge_request_event",
+                           CI_MERGE_REQUEST_DIFF_BASE_SHA=base, CI_DEFAULT_BRANCH="main")
+    before = {issue["fingerprint"]: issue["location"]["path"] for issue in target}
+    after = {issue["fingerprint"]: issue["location"]["path"] for issue in head}
+    assert sorted(after[f] for f in set(after) - set(before)) == ["app/digest.py"]
+    assert sorted(before[f] for f in set(before) - set(after)) == ["app/old.py"]
+    assert "app/run.py" in before.values() and "app/run.py" in after.values()

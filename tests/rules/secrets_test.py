@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reviewbot.rules.secrets import candidate_lines
-from tests.rules.conftest import findings
+import pytest
 
-AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+from reviewbot.rules.secrets import DOCUMENTED_EXAMPLES, candidate_lines
+from tests.rules.conftest import Base, findings
+
+# Shaped like AWS's documented example secret key, and not it: a real key, for the rule.
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEQ"
 
 
 def test_aws_secret_key_is_not_called_an_access_key() -> None:
@@ -141,7 +144,7 @@ def test_a_docs_page_cannot_spell_a_known_token_away() -> None:
     found it, and it is words: on a documentation page the self-named config value is
     quiet, while a known token format, a private key and a random key that spell "EXAMPLE"
     are reported as before (one level quieter)."""
-    page = ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+    page = ("aws_access_key_id = AKIAZOSFODNN7EXAMPLE\n"
             f"aws_secret_access_key = {AWS_SECRET}\n"
             "token: ghp_EXAMPLEabcdefghijklmnopqrstuvwxyz0123\n"
             "-----BEGIN RSA PRIVATE KEY----- example\n"
@@ -152,3 +155,47 @@ def test_a_docs_page_cannot_spell_a_known_token_away() -> None:
                      (2, "Hard-coded secret: credential in a config file", "info"),
                      (3, "Hard-coded secret: GitHub token", "warning"),
                      (4, "Hard-coded secret: Private Key", "warning")}
+
+
+@pytest.mark.parametrize(("path", "line", "expected"), [
+    # A known token format is a key in a test file as anywhere: error, and the commit stops.
+    ("tests/test_k.py", 'KEY = "AKIAZ7Q2MXC5LFPN3WKB"\n',
+     {("Hard-coded secret: AWS access key ID", "error")}),
+    ("tests/conftest.py", "TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'\n",
+     {("Hard-coded secret: GitHub token", "error")}),
+    # What a keyword detector finds cannot be told from a fixture: one level lower there.
+    ("tests/test_db.py", 'password = "hunter2-correct-horse"\n',
+     {("Hard-coded secret: Secret Keyword", "info")}),
+    ("app/db.py", 'password = "hunter2-correct-horse"\n',
+     {("Hard-coded secret: Secret Keyword", "warning")}),
+    # Documentation shows tokens to explain them: a known format is a warning there.
+    ("docs/setup.md", "Set `KEY=AKIAZ7Q2MXC5LFPN3WKB` first.\n",
+     {("Hard-coded secret: AWS access key ID", "warning")}),
+])
+def test_a_known_token_format_in_test_code_keeps_its_level(
+        path: str, line: str, expected: set[tuple[str, str]]) -> None:
+    """docs/RULES.md: every rule is one level lower in test code, except a known token
+    format (a real key in a test file is still a leaked key)."""
+    found = findings(path, line, base=Base(everything=True))
+    assert {(f.title, f.severity) for f in found} == expected
+
+
+@pytest.mark.parametrize("path", ["app/aws.py", "tests/test_aws.py", "docs/aws.md",
+                                  "deploy/.env"])
+@pytest.mark.parametrize("value", sorted(DOCUMENTED_EXAMPLES))
+def test_a_documented_example_is_no_secret(path: str, value: str) -> None:
+    """The values a service publishes as examples in its own documentation, exactly, are
+    nobody's credential: pasting one from a tutorial does not stop a commit."""
+    line = (f'KEY = "{value}"\n' if path.endswith(".py")
+            else f"aws_secret_access_key={value}\n")
+    assert findings(path, line, base=Base(everything=True)) == []
+
+
+@pytest.mark.parametrize("value", ["AKIAZOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLF",
+                                   "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEQ",
+                                   "sk_test_4eC39HqLyjWDarjtT1zdp7dX"])
+def test_a_value_near_an_example_is_reported(value: str) -> None:
+    """Only the published values themselves: one that merely contains EXAMPLE, or differs
+    from an example by a character, is reported like any other."""
+    [finding] = findings("app/keys.py", f'aws_secret_access_key = "{value}"\n')
+    assert finding.severity in ("error", "warning")
