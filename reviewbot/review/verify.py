@@ -8,7 +8,9 @@ quote is not in the file but whose lines are lines the change adds, and which na
 those lines (every name it quotes is on them), is kept where the model numbered it: the
 model was shown those lines numbered, and a small model misquotes code it read rightly;
 its evidence becomes the code really there. What fails is dropped and counted (the agent
-tells the model at once, in the answer to `record_finding`).
+tells the model at once, in the answer to `record_finding`). So is a finding whose own words
+say the code is fine ("does not affect", "no issue"): a small model asked for defects files
+its reading of a clean change as one.
 
 Then duplicates merge: two model findings at the same place with the same meaning, or a
 model finding that restates a rule finding (the rule finding stays).
@@ -54,9 +56,27 @@ class Verdict:
                                                      self.finding.end_line)
 
 
+# What a finding says when it says the code is fine: a remark, never a defect. Whole phrases
+# only, so "does not close the file" or "no check on the path" stay defects.
+_DISMISSES = re.compile(
+    r"\b(?:does(?: not|n't) affect|has no (?:effect|impact) on|no (?:impact|effect) on"
+    r"|(?:is|are) not an? (?:issue|problem|bug|defect)|there is no (?:issue|problem|bug)"
+    r"|no (?:changes?|action) (?:is |are )?(?:needed|required|necessary)"
+    r"|nothing (?:needs|to) (?:be )?(?:changed?|fix(?:ed)?)|looks (?:good|correct|fine)"
+    r"|works as (?:expected|intended))\b", re.IGNORECASE)
+
+
+def dismisses(finding: RecordedFinding) -> bool:
+    """Whether a finding's own title or text says the code it names is fine."""
+    return bool(_DISMISSES.search(f"{finding.title}\n{finding.message}"))
+
+
 def check(finding: RecordedFinding, index: DiffIndex, read: ReadText) -> Verdict:
     """Whether a finding stands, where it stands, and if not, a reason the model can act on."""
     path = finding.file_path
+    if dismisses(finding):
+        return Verdict(finding, False, "the finding says the code is fine; record defects "
+                                       "only, and none when the change has none")
     if not index.has_file(path):
         changed = ", ".join(index.files()[:20])
         return Verdict(finding, False, f"{path} is not part of this change; findings must be "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from reviewbot.diff.lines import DiffIndex
 from reviewbot.diff.parse import parse_units
 from reviewbot.review.verify import check, locate, merge, to_finding
@@ -110,3 +112,24 @@ def test_a_misquote_that_names_nothing_there_or_outside_the_added_lines_is_refus
     far = check(recorded(start_line=16, end_line=40, evidence="handle=open( path )"),
                 INDEX, read)
     assert not far.ok  # past the file's end
+
+
+@pytest.mark.parametrize("title, message", [
+    ("a new test function", "The addition of a new test does not affect the existing code."),
+    ("Rename", "This is not an issue; no change is needed."),
+    ("Default value", "The code looks correct and works as expected."),
+])
+def test_a_finding_that_says_the_code_is_fine_is_dropped(title: str, message: str) -> None:
+    """A small model asked for defects files its reading of a clean change as one (seen on
+    the peer bench's clean test and config changes): its own words drop it."""
+    verdict = check(recorded(title=title, message=message), INDEX, read)
+    assert not verdict.ok and "says the code is fine" in verdict.reason
+
+
+@pytest.mark.parametrize("message", [
+    "The handle is never closed, which does not free the descriptor.",
+    "No check on the path before it is opened.",
+    "The file is opened with no issue handling: an error leaks the handle.",
+])
+def test_a_defect_in_plain_words_stands(message: str) -> None:
+    assert check(recorded(message=message), INDEX, read).ok
