@@ -91,7 +91,7 @@ def _cases(names: list[str], first: int | None) -> list[Case]:
 def _reviewers(tools: list[str], args: argparse.Namespace, work: Path) -> dict[str, Review]:
     reviewers: dict[str, Review] = {}
     if "reviewbot" in tools:
-        config = args.user_config
+        config = args.user_config.absolute() if args.user_config else None
         if config is None:
             config = work / "reviewbot-user.toml"
             config.write_text(reviewbot_side.CPU_SETTINGS, encoding="utf-8")
@@ -99,7 +99,7 @@ def _reviewers(tools: list[str], args: argparse.Namespace, work: Path) -> dict[s
             repo, url, args.model, config, scratch,
             args.reviewbot.resolve() if args.reviewbot else None)
     if "pr-agent" in tools:
-        venv = args.pr_agent_venv
+        venv = args.pr_agent_venv.absolute()  # PR-Agent runs in the case's repository
         if args.install_pr_agent or not pr_agent.installed(venv):
             pr_agent.install(venv, args.python312)
         reviewers["pr-agent"] = lambda repo, url, scratch: pr_agent.review(
