@@ -35,11 +35,11 @@ if TYPE_CHECKING:
     from reviewbot.model import ModelSession
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
-    from reviewbot.run.cache import ResultCache
     from reviewbot.run.events import Events
     from reviewbot.run.pipeline import ReviewOutcome
     from reviewbot.run.redaction import Redactor
     from reviewbot.schema import ChangeRequest
+    from reviewbot.store.cache import ResultCache
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS = ("review", "explain", "rerun", "rules", "cache")
@@ -238,7 +238,7 @@ def _nothing_staged(args: argparse.Namespace, repo: GitRepo) -> bool:
 
 def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
     """Whether any config file would be read (without parsing one)."""
-    from reviewbot.run.paths import REPO_FILE, user_config_path
+    from reviewbot.locations import REPO_FILE, user_config_path
 
     pyproject = repo.root / "pyproject.toml"
     # REVIEWBOT_CONFIG set counts even when it names no file: that is an error to say
@@ -265,8 +265,8 @@ def _errors_as_events(events: Events) -> Iterator[None]:
 def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
     # Imported here so `reviewbot --help` stays instant.
-    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
+    from reviewbot.store.paths import runs_folder
 
     if args.mode == "github":
         return _review_github(args, repo, redactor, events)
@@ -363,8 +363,8 @@ class _ForgeReview:
 def _forge_review(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                    events: Events, request: ChangeRequest, base_sha: str) -> _ForgeReview:
     """The change reviewed, its config read at the base (forge modes)."""
-    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import run_review
+    from reviewbot.store.paths import runs_folder
 
     config = _with_flags(_load_config(repo, request, args, events, base_sha), args, repo)
     session = None if args.offline else _session(config, events, redactor, "pr")
@@ -424,7 +424,7 @@ def _asker(repo: GitRepo, reviewed: _ForgeReview) -> Ask | None:
     """The model's answers about the reviewed change's findings; None without a model."""
     from reviewbot.repo.source import RepoSource
     from reviewbot.review.answer import asker
-    from reviewbot.run.paths import private_folders
+    from reviewbot.store.paths import private_folders
 
     state = reviewed.outcome.state
     if reviewed.session is None or state.diff is None:
@@ -447,10 +447,10 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 
 def _rerun(args: argparse.Namespace) -> int:
     from reviewbot.run.artifacts import load_artifact
-    from reviewbot.run.paths import runs_folder
     from reviewbot.run.pipeline import rerun
     from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffResult
+    from reviewbot.store.paths import runs_folder
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
     repo = open_repo(Path(diff.repo_root))
@@ -468,8 +468,8 @@ def _rerun(args: argparse.Namespace) -> int:
 
 def _cache(args: argparse.Namespace, repo: GitRepo, session: ModelSession | None,
            events: Events) -> ResultCache | None:
-    from reviewbot.run.cache import ResultCache
-    from reviewbot.run.paths import cache_folder
+    from reviewbot.store.cache import ResultCache
+    from reviewbot.store.paths import cache_folder
 
     if session is None or args.no_cache:
         return None
@@ -486,7 +486,7 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
     not hand the run its own "model answers" (a folder it leads elsewhere with a symlink, or
     fills with committed entries), nor lead the cache's writes and deletions among git's
     files or out of the repository."""
-    from reviewbot.run.paths import git_dir_problem
+    from reviewbot.store.paths import git_dir_problem
 
     if not folder.resolve().is_relative_to(repo.root):
         return "leads out of the repository (a symlink?)"
@@ -496,8 +496,8 @@ def _cache_problem(repo: GitRepo, folder: Path) -> str | None:
 
 
 def _cache_command(args: argparse.Namespace) -> int:
-    from reviewbot.run.cache import ResultCache
-    from reviewbot.run.paths import cache_folder
+    from reviewbot.store.cache import ResultCache
+    from reviewbot.store.paths import cache_folder
 
     repo = open_repo(args.repo)
     folder = cache_folder(repo.root)
@@ -656,7 +656,7 @@ def _say_unused_config_edit(repo: GitRepo, base: str, given: Path | None, config
     """A pr review reads the repository's config at the base: a notice when the config
     file has uncommitted edits, which someone trying a setting out would expect to count."""
     from reviewbot.config import repository_path
-    from reviewbot.run.paths import REPO_FILE
+    from reviewbot.locations import REPO_FILE
 
     names = [REPO_FILE, "pyproject.toml"] if given is None else [repository_path(repo.root, given)]
     for name in names:
@@ -769,7 +769,7 @@ def _with_flags(config: Config, args: argparse.Namespace, repo: GitRepo) -> Conf
     from msgspec.structs import replace
 
     from reviewbot.config import Origin
-    from reviewbot.run.paths import runs_folder
+    from reviewbot.store.paths import runs_folder
 
     model = config.model
     if args.model:
@@ -791,7 +791,7 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
     """The user's output folder is theirs to choose, anywhere but in a git directory: run
     folders among refs or hooks break the repository. (One the reviewed repository chose
     and a symlink leads there gets no artifacts instead: see the pipeline.)"""
-    from reviewbot.run.paths import git_dir_problem
+    from reviewbot.store.paths import git_dir_problem
 
     problem = git_dir_problem(folder, repo.root, repo.git_dirs)
     if problem is None:
@@ -806,9 +806,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.run.artifacts import write_private
-    from reviewbot.run.paths import crash_log_folders
     from reviewbot.run.redaction import Redactor
+    from reviewbot.store.files import write_private
+    from reviewbot.store.paths import crash_log_folders
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

@@ -27,7 +27,7 @@ from msgspec.structs import replace
 
 from reviewbot.errors import ConfigError
 from reviewbot.levels import SEVERITIES, Severity
-from reviewbot.run.paths import DEFAULT_RUNS, REPO_FILE, has_git_part, user_config_path
+from reviewbot.locations import DEFAULT_RUNS, REPO_FILE, has_git_part, user_config_path
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -25,8 +25,8 @@ from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
 from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
 from reviewbot.report import ReportInput, counted, render
-from reviewbot.run.artifacts import replace_file
 from reviewbot.schema import ChangeRequest
+from reviewbot.store.files import replace_file
 
 REPORTERS = ("pr-review", "summary", "sarif")
 # PyGithub paces requests and writes (GitHub's advice against secondary rate limits).

@@ -17,8 +17,8 @@ from reviewbot.errors import UsageError
 from reviewbot.gitlab.ci import MergeRequestPipeline
 from reviewbot.gitlab.forge import GitlabForge
 from reviewbot.report import ReportInput, counted, render
-from reviewbot.run.artifacts import replace_file
 from reviewbot.schema import ChangeRequest
+from reviewbot.store.files import replace_file
 
 Notice = Callable[[str], None]
 CODEQUALITY_FILE = "gl-code-quality-report.json"

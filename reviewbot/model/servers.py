@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from reviewbot.run.paths import user_cache_folder
+from reviewbot.store.paths import user_cache_folder
 
 FILE = "servers.json"
 

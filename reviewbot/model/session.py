@@ -31,9 +31,9 @@ from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
 from reviewbot.report.terminal import printable
-from reviewbot.run.cache import cache_key
 from reviewbot.run.redaction import Redactor
 from reviewbot.schema import ModelCall
+from reviewbot.store.cache import cache_key
 
 T = TypeVar("T", bound=BaseModel)
 MAX_RETRIES = 2

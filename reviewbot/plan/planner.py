@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     IndexUnit,
     LlmPlan,
@@ -25,6 +24,7 @@ from reviewbot.schema import (
     PlanSource,
     ReviewIndex,
 )
+from reviewbot.store.cache import ResultCache
 
 if TYPE_CHECKING:
     from reviewbot.model.messages import ChatMessage

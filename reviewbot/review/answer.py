@@ -24,8 +24,8 @@ from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds
 from reviewbot.review.prompts import context_blocks, describe
 from reviewbot.review.tools import TOOLS, Toolbox
-from reviewbot.run.cache import ResultCache
 from reviewbot.schema import BundleItem, ContextBundle, Finding, ReviewUnit
+from reviewbot.store.cache import ResultCache
 
 # Raised when the prompt changes: the result cache keys on it.
 ANSWER_VERSION = "answer-1"

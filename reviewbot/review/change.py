@@ -30,7 +30,6 @@ from reviewbot.review.replies import (
 )
 from reviewbot.review.verify import ReadText, check
 from reviewbot.run.artifacts import redact_strings
-from reviewbot.run.cache import ResultCache
 from reviewbot.schema import (
     BundleItem,
     ChangeDescription,
@@ -39,6 +38,7 @@ from reviewbot.schema import (
     ReviewUnit,
     UnitReview,
 )
+from reviewbot.store.cache import ResultCache
 
 # Raised when the prompt or the answer's schema change: the result cache keys on it.
 CHANGE_VERSION = "change-2"

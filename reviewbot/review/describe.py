@@ -25,8 +25,8 @@ from reviewbot.review.replies import (
     MAX_OVERVIEW_CHARS,
     FileWhat,
 )
-from reviewbot.run.cache import ResultCache
 from reviewbot.schema import ChangeDescription, ReviewUnit
+from reviewbot.store.cache import ResultCache
 
 DESCRIBE_VERSION = "describe-1"
 MAX_FILES = MAX_DESCRIBED_FILES

@@ -29,9 +29,7 @@ from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
 from reviewbot.run.artifacts import redact_strings
-from reviewbot.run.cache import ResultCache
 from reviewbot.run.events import Events
-from reviewbot.run.paths import user_cache_folder
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
@@ -45,6 +43,8 @@ from reviewbot.schema import (
     UnitReview,
     VerifiedFindings,
 )
+from reviewbot.store.cache import ResultCache
+from reviewbot.store.paths import user_cache_folder
 
 # A conversation takes a few small units of one file together, up to this much context.
 GROUP_TOKENS = 4000

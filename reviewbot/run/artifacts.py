@@ -41,6 +41,7 @@ from reviewbot.schema import (
     RunReport,
     VerifiedFindings,
 )
+from reviewbot.store.files import write_if_absent, write_private
 
 # name -> (step number, model). The one list of what a run can write.
 STEPS: dict[str, tuple[int, type[Frozen]]] = {
@@ -223,13 +224,6 @@ def _rebuilt(data: Any, redacted: Iterator[str]) -> Any:
     return data
 
 
-def write_private(target: Path, text: str) -> None:
-    """Write a file only its owner can read."""
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def new_run_id(now: datetime | None = None) -> str:
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S.%fZ")
     return f"{stamp}-{os.urandom(3).hex()}"  # `secrets` would load hmac and OpenSSL
@@ -273,29 +267,6 @@ def create_run_dir(output_dir: Path, run_id: str, origin: str = "the default",
     if keep is not None:
         prune_runs(output_dir, keep, tracked)
     return run_dir
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Write a report file in the workspace, which is the reviewed change's checkout: a new
-    file renamed over the name, so a report file the change commits as a symlink (to
-    `.git/config`, to a file in the runner's home) is replaced, never written through."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.unlink(missing_ok=True)
-    with temporary.open("x", encoding="utf-8") as out:
-        out.write(text)
-    temporary.replace(path)
-
-
-def write_if_absent(target: Path, text: str) -> None:
-    """Write a new file only where no file (or symlink) is: a committed `.gitignore` symlink
-    is never followed out of the folder."""
-    try:
-        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                             0o644)
-    except FileExistsError:
-        return
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _lock(target: Path) -> int | None:

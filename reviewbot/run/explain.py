@@ -30,8 +30,9 @@ def default_runs_folder() -> Path:
     """The output folder of the repository here (its config's, else .reviewbot/runs)."""
     from reviewbot.config import load_config
     from reviewbot.errors import GitError
+    from reviewbot.locations import DEFAULT_RUNS
     from reviewbot.repo.git import open_repo
-    from reviewbot.run.paths import DEFAULT_RUNS, runs_folder
+    from reviewbot.store.paths import runs_folder
 
     try:
         root = open_repo(Path()).root

@@ -31,9 +31,7 @@ from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
-from reviewbot.run.cache import ResultCache
 from reviewbot.run.events import Events
-from reviewbot.run.paths import git_dir_problem, private_folders
 from reviewbot.run.redaction import Redactor, block_lines
 from reviewbot.schema import (
     BOUND_STOPS,
@@ -56,6 +54,8 @@ from reviewbot.schema import (
     Severity,
     VerifiedFindings,
 )
+from reviewbot.store.cache import ResultCache
+from reviewbot.store.paths import git_dir_problem, private_folders
 
 if TYPE_CHECKING:
     from reviewbot.model import ModelSession

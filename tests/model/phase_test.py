@@ -16,7 +16,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.model.ledger import Ledger
-from reviewbot.run.cache import ResultCache, cache_key
+from reviewbot.store.cache import ResultCache, cache_key
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
 

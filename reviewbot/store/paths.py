@@ -1,22 +1,14 @@
-"""Where reviewbot reads and writes on disk: the one place that decides folders."""
+"""Where reviewbot reads and writes on disk: the one place that decides folders (their
+defaults are in `locations.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-DEFAULT_RUNS = Path(".reviewbot/runs")
+from reviewbot.locations import DEFAULT_RUNS, has_git_part
+
 DEFAULT_CACHE = Path(".reviewbot/cache")
-# The repository's config file (else `[tool.reviewbot]` in pyproject.toml).
-REPO_FILE = ".reviewbot.toml"
-
-
-def user_config_path(env: Mapping[str, str]) -> Path:
-    """`$REVIEWBOT_CONFIG`, else `~/.config/reviewbot/config.toml` (XDG_CONFIG_HOME)."""
-    if env.get("REVIEWBOT_CONFIG"):
-        return Path(env["REVIEWBOT_CONFIG"]).expanduser()
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")) / ".config")
-    return Path(base).expanduser() / "reviewbot" / "config.toml"
 
 
 def runs_folder(repo_root: Path, configured: Path | None, flag: Path | None = None) -> Path:
@@ -24,14 +16,6 @@ def runs_folder(repo_root: Path, configured: Path | None, flag: Path | None = No
     if flag is not None:
         return flag.resolve()
     return configured if configured is not None else repo_root / DEFAULT_RUNS
-
-
-def has_git_part(path: Path, repo_root: Path) -> bool:
-    """Whether a path names a `.git` folder on its way (below the repository's root when it
-    is under it): any repository's git directory, as written ('.GIT' too, for file systems
-    that ignore case)."""
-    parts = path.relative_to(repo_root).parts if path.is_relative_to(repo_root) else path.parts
-    return any(part.casefold() == ".git" for part in parts)
 
 
 def git_dir_problem(folder: Path, repo_root: Path,

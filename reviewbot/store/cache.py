@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 
+from reviewbot.store.files import write_if_absent
+
 MAX_BYTES = 50_000_000
 _SUFFIX = ".json"
 
@@ -114,8 +116,6 @@ class ResultCache(msgspec.Struct):
     def _prepare(self) -> None:
         if self._ready:
             return
-        from reviewbot.run.artifacts import write_if_absent
-
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_if_absent(self.folder / ".gitignore",
                         "# Written by reviewbot: a local cache of model results.\n*\n")
