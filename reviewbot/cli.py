@@ -25,7 +25,7 @@ from reviewbot.errors import ConfigError, GitError, ReviewbotError, UsageError
 from reviewbot.levels import SEVERITIES, Severity
 from reviewbot.repo.git import GitRepo, open_repo
 from reviewbot.report import FORMATS
-from reviewbot.report.terminal import printable
+from reviewbot.text.terminal import printable
 
 if TYPE_CHECKING:
     from reviewbot.config import Config
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     from reviewbot.review.answer import Ask
     from reviewbot.run.events import Events
     from reviewbot.run.pipeline import ReviewOutcome
-    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import ChangeRequest
     from reviewbot.store.cache import ResultCache
+    from reviewbot.text.redaction import Redactor
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 COMMANDS = ("review", "explain", "rerun", "rules", "cache")
@@ -220,7 +220,7 @@ def _review(args: argparse.Namespace) -> int:
         if not args.quiet:
             print("reviewbot: nothing to review (the change is empty).")
         return EXIT_CLEAN
-    from reviewbot.run.redaction import Redactor
+    from reviewbot.text.redaction import Redactor
 
     redactor = Redactor()
     events = _events(args, redactor)
@@ -448,9 +448,9 @@ def _fetch_pull(repo: GitRepo, pull: PullRequestEvent, events: Events) -> None:
 def _rerun(args: argparse.Namespace) -> int:
     from reviewbot.run.artifacts import load_artifact
     from reviewbot.run.pipeline import rerun
-    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffResult
     from reviewbot.store.paths import runs_folder
+    from reviewbot.text.redaction import Redactor
 
     diff = cast(DiffResult, load_artifact(args.run_dir / "step1_diff.json", "diff"))
     repo = open_repo(Path(diff.repo_root))
@@ -806,9 +806,9 @@ def _check_chosen_output(folder: Path, origin: str, repo: GitRepo) -> None:
 def _write_traceback(output_dir: Path | None, repo: Path) -> Path:
     """Save the traceback where the user can find it (owner-only, through the redaction
     pass); the terminal gets one line."""
-    from reviewbot.run.redaction import Redactor
     from reviewbot.store.files import write_private
     from reviewbot.store.paths import crash_log_folders
+    from reviewbot.text.redaction import Redactor
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     for folder in crash_log_folders(output_dir, repo):

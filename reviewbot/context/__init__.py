@@ -25,7 +25,6 @@ from reviewbot.context.budget import (
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
 from reviewbot.repo.source import RepoSource
-from reviewbot.run.redaction import Redactor
 from reviewbot.schema import (
     CONTEXT_LEVELS,
     BundleItem,
@@ -39,6 +38,7 @@ from reviewbot.schema import (
     HunkRange,
     ReviewUnit,
 )
+from reviewbot.text.redaction import Redactor
 
 MAX_DIFF_LINES = 300
 MAX_FUNCTION_LINES = 80

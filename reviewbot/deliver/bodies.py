@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reviewbot.report import ReportInput, counted, display_path
+from reviewbot.report import ReportInput, display_path
 from reviewbot.report.markup import (
     code_block,
     inert,
@@ -27,6 +27,7 @@ from reviewbot.report.markup import (
 from reviewbot.report.quietened import LISTED_BY_A_RUN, markdown_details, markdown_lines
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding, RunReport
+from reviewbot.text.words import counted
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 # GitHub refuses a comment or review body longer than this (characters).

@@ -24,9 +24,10 @@ from reviewbot.deliver.forge import DeliveryFailed, ReadOnly
 from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
 from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
-from reviewbot.report import ReportInput, counted, render
+from reviewbot.report import ReportInput, render
 from reviewbot.schema import ChangeRequest
 from reviewbot.store.files import replace_file
+from reviewbot.text.words import counted
 
 REPORTERS = ("pr-review", "summary", "sarif")
 # PyGithub paces requests and writes (GitHub's advice against secondary rate limits).

@@ -16,9 +16,10 @@ from reviewbot.deliver.forge import DeliveryFailed, ReadOnly
 from reviewbot.errors import UsageError
 from reviewbot.gitlab.ci import MergeRequestPipeline
 from reviewbot.gitlab.forge import GitlabForge
-from reviewbot.report import ReportInput, counted, render
+from reviewbot.report import ReportInput, render
 from reviewbot.schema import ChangeRequest
 from reviewbot.store.files import replace_file
+from reviewbot.text.words import counted
 
 Notice = Callable[[str], None]
 CODEQUALITY_FILE = "gl-code-quality-report.json"

@@ -19,7 +19,7 @@ from reviewbot.config import Config
 from reviewbot.model.ledger import Ledger
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.model.settings import ModelSettings, model_settings
-from reviewbot.run.redaction import Redactor
+from reviewbot.text.redaction import Redactor
 
 __all__ = ["ModelSession", "ModelSettings", "ModelUnavailable", "model_settings",
            "open_session", "session_for_settings"]

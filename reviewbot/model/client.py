@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolSpec
-from reviewbot.report.terminal import printable
+from reviewbot.text.terminal import printable
 
 MAX_ERROR_CHARS = 300
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from reviewbot.report.terminal import visible
+from reviewbot.text.terminal import visible
 
 
 def visible_text(value: object) -> object:

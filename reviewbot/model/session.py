@@ -30,10 +30,10 @@ from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
-from reviewbot.report.terminal import printable
-from reviewbot.run.redaction import Redactor
 from reviewbot.schema import ModelCall
 from reviewbot.store.cache import cache_key
+from reviewbot.text.redaction import Redactor
+from reviewbot.text.terminal import printable
 
 T = TypeVar("T", bound=BaseModel)
 MAX_RETRIES = 2

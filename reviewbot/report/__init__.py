@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from reviewbot.text.words import counted
+
 if TYPE_CHECKING:  # the command line imports this package for FORMATS: no records needed
     from reviewbot.schema import Finding, ModelStats, RuleMeta, RunReport
 
@@ -34,11 +36,6 @@ class ReportInput:
         return [clip_code(self.code[(finding.file_path, n)])
                 for n in range(finding.start_line, last + 1)
                 if (finding.file_path, n) in self.code]
-
-
-def counted(n: int, noun: str, plural: str = "") -> str:
-    """`1 unit`, `2 units`: a count with its noun in the right number."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def nothing_to_review(report: RunReport) -> str | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
-from reviewbot.report.terminal import visible
 from reviewbot.schema import Finding, Severity
+from reviewbot.text.terminal import visible
 
 # GitLab's icons for these are high, medium and info, as SARIF's error, warning and note.
 # `blocker` stays unused: whether a finding blocks the merge is the run's --fail-level, not

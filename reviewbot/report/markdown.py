@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from reviewbot.report import (
-    ReportInput,
-    clip_lines,
-    counted,
-    display_path,
-    nothing_to_review,
-)
+from reviewbot.report import ReportInput, clip_lines, display_path, nothing_to_review
 from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
 from reviewbot.report.quietened import markdown_details, markdown_lines
-from reviewbot.report.terminal import visible
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema import Finding
+from reviewbot.text.terminal import visible
+from reviewbot.text.words import counted
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 

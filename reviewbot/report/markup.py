@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from reviewbot.report.terminal import visible
+from reviewbot.text.terminal import visible
 
 # Invisible, and no Markdown or HTML construct continues across it: used in quoted code
 # alone, whose characters cannot be escaped.

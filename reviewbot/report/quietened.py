@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from reviewbot.report import counted, display_path
+from reviewbot.report import display_path
 from reviewbot.report.markup import inert_line, inline_code
 from reviewbot.schema import DecidedBy, Quieted, QuietedFile, QuietKind, RunReport
+from reviewbot.text.words import counted
 
 KIND_WORDS: dict[QuietKind, str] = {
     "suppression": "`reviewbot: ignore`", "nosec": "`nosec`",

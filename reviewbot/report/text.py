@@ -15,7 +15,6 @@ from pathlib import Path
 from reviewbot.report import (
     ReportInput,
     clip_lines,
-    counted,
     display_lines,
     display_path,
     model_line,
@@ -23,6 +22,7 @@ from reviewbot.report import (
 )
 from reviewbot.report.quietened import text_lines
 from reviewbot.schema import Finding, IndexUnit, RunReport
+from reviewbot.text.words import counted
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _WIDTH = 100

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 
 import msgspec
 
-from reviewbot.report import ReportInput, counted, display_path, model_line
+from reviewbot.report import ReportInput, display_path, model_line
 from reviewbot.report.markup import inert_line, inline_code
 from reviewbot.rules.tagging import noted_security_reasons
 from reviewbot.schema import Finding, IndexUnit
+from reviewbot.text.words import counted
 
 # Files named one by one; the rest are counted by folder.
 MAX_FILES = 25

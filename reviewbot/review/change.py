@@ -29,7 +29,6 @@ from reviewbot.review.replies import (
     change_schema,
 )
 from reviewbot.review.verify import ReadText, check
-from reviewbot.run.artifacts import redact_strings
 from reviewbot.schema import (
     BundleItem,
     ChangeDescription,
@@ -39,6 +38,7 @@ from reviewbot.schema import (
     UnitReview,
 )
 from reviewbot.store.cache import ResultCache
+from reviewbot.text.redaction import redact_strings
 
 # Raised when the prompt or the answer's schema change: the result cache keys on it.
 CHANGE_VERSION = "change-2"

@@ -20,7 +20,6 @@ from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
 from reviewbot.repo.source import RepoSource
-from reviewbot.report import counted
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.change import Batch, ChangeOutcome, OneCall, batches
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
@@ -28,7 +27,6 @@ from reviewbot.review.route import route
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
-from reviewbot.run.artifacts import redact_strings
 from reviewbot.run.events import Events
 from reviewbot.schema import (
     BOUND_STOPS,
@@ -45,6 +43,8 @@ from reviewbot.schema import (
 )
 from reviewbot.store.cache import ResultCache
 from reviewbot.store.paths import user_cache_folder
+from reviewbot.text.redaction import redact_strings
+from reviewbot.text.words import counted
 
 # A conversation takes a few small units of one file together, up to this much context.
 GROUP_TOKENS = 4000

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from reviewbot.code.python_parse import parses
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
-from reviewbot.report.terminal import visible
 from reviewbot.schema import Finding
 from reviewbot.store.cache import ResultCache
+from reviewbot.text.terminal import visible
 
 # Raised when the suggestion prompt changes: the result cache keys on it.
 SUGGEST_VERSION = "suggest-1"

@@ -32,8 +32,8 @@ from reviewbot.model.messages import ToolCall, ToolSpec
 from reviewbot.model.replies import visible_text
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.replies import FindingArgs
-from reviewbot.run.redaction import Redactor
 from reviewbot.schema import RecordedFinding
+from reviewbot.text.redaction import Redactor
 
 MAX_READ_LINES = 200
 MAX_RESULT_CHARS = 16_000

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.run.redaction import is_wrapped_name
+from reviewbot.text.redaction import is_wrapped_name
 
 # A string literal on one line, with an optional prefix (`r"..."`, `b'...'`).
 _LITERAL = r"""[rRbBuUfF]{0,2}(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`)"""

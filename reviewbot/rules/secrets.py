@@ -1,5 +1,5 @@
 """Hard-coded secrets on added lines: detect-secrets' detectors and filters, plus the
-well-known token formats and `KEY=value` credentials of `reviewbot.run.redaction`.
+well-known token formats and `KEY=value` credentials of `reviewbot.text.redaction`.
 
 The plugins are called directly rather than through `scan_line`: its per-call filter
 injection costs ~1 ms a line, the detectors themselves ~0.1 ms (measured on 500 lines).
@@ -29,7 +29,8 @@ from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, Ru
 from reviewbot.rules.literal_values import program_lines
 from reviewbot.rules.quieting import is_prose
 from reviewbot.rules.suppressions import directive
-from reviewbot.run.redaction import (
+from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
+from reviewbot.text.redaction import (
     KEY_ARMOUR,
     TOKEN_SIGNS,
     bare_values_are_literal,
@@ -40,7 +41,6 @@ from reviewbot.run.redaction import (
     preview,
     token_matches,
 )
-from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin

@@ -18,7 +18,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -26,7 +26,6 @@ from typing import Any, TextIO
 import msgspec
 
 from reviewbot.errors import ArtifactError
-from reviewbot.run.redaction import Redactor
 from reviewbot.schema import (
     ContextBundle,
     DiffResult,
@@ -42,6 +41,7 @@ from reviewbot.schema import (
     VerifiedFindings,
 )
 from reviewbot.store.files import write_if_absent, write_private
+from reviewbot.text.redaction import Redactor, redact_strings
 
 # name -> (step number, model). The one list of what a run can write.
 STEPS: dict[str, tuple[int, type[Frozen]]] = {
@@ -191,37 +191,6 @@ _STREAMED = ("units", "items", "plan", "reviews", "calls")
 
 def _indented(value: Any, depth: int = 2) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + " " * depth)
-
-
-def redact_strings(data: Any, redactor: Redactor) -> Any:
-    """Every string in a JSON structure through the redaction pass (all of them at once:
-    most lines of a hunk have nothing to look at, and one search over them all says which)."""
-    found: list[str] = []
-    _strings(data, found)
-    redacted = iter(redactor.texts(found))
-    return _rebuilt(data, redacted)
-
-
-def _strings(data: Any, found: list[str]) -> None:
-    if isinstance(data, str):
-        found.append(data)
-    elif isinstance(data, list | tuple):
-        for item in data:
-            _strings(item, found)
-    elif isinstance(data, dict):
-        for value in data.values():
-            _strings(value, found)
-
-
-def _rebuilt(data: Any, redacted: Iterator[str]) -> Any:
-    """The structure with its strings taken, in order, from `redacted`."""
-    if isinstance(data, str):
-        return next(redacted)
-    if isinstance(data, list | tuple):
-        return [_rebuilt(item, redacted) for item in data]
-    if isinstance(data, dict):
-        return {key: _rebuilt(value, redacted) for key, value in data.items()}
-    return data
 
 
 def new_run_id(now: datetime | None = None) -> str:

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import cast
 
 from reviewbot.errors import ArtifactError
-from reviewbot.report import counted, display_path
+from reviewbot.report import display_path
 from reviewbot.report.quietened import text_lines
 from reviewbot.run.artifacts import STEPS, load_artifact
 from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
+from reviewbot.text.words import counted
 
 REPORT = "step9_report.json"
 

@@ -32,7 +32,6 @@ from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
 from reviewbot.run.events import Events
-from reviewbot.run.redaction import Redactor, block_lines
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,
@@ -56,6 +55,7 @@ from reviewbot.schema import (
 )
 from reviewbot.store.cache import ResultCache
 from reviewbot.store.paths import git_dir_problem, private_folders
+from reviewbot.text.redaction import Redactor, block_lines
 
 if TYPE_CHECKING:
     from reviewbot.model import ModelSession

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.run.redaction import Redactor
+from reviewbot.text.redaction import Redactor
 from tests.rules.conftest import hits
 
 SECRET = {("secrets.hardcoded", "error")}

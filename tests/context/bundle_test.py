@@ -221,7 +221,7 @@ def test_secrets_are_redacted_everywhere(shop: GitFixture) -> None:
     diff = collect(repo, ChangeRequest(mode="staged"))
     rules = run_rules(diff.units, RepoSource(repo, diff).rules_text, Config())
     from reviewbot.rules.secrets import secret_values
-    from reviewbot.run.redaction import Redactor
+    from reviewbot.text.redaction import Redactor
     plan = FusedPlan(plan=tuple(plan_item(u, "full_file", ExtraRequest(type="search",
                                                                         keyword="KEY"))
                                 for u in rules.units))

@@ -77,8 +77,8 @@ def test_an_unwritable_output_dir_is_said_once_and_writes_nothing(tmp_path: Path
 def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:
     """Long lists are written an element at a time by msgspec's encoder; an element holding
     a secret goes through the redaction pass like the rest."""
-    from reviewbot.run.redaction import Redactor
     from reviewbot.schema import DiffLine, DiffResult, Hunk, ReviewUnit
+    from reviewbot.text.redaction import Redactor
 
     secret = "zq-internal-value-991"
     hunk = Hunk(header="@@ -0,0 +1 @@", old_start=0, old_length=0, new_start=1, new_length=1,

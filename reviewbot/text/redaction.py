@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate, islice
+from typing import Any
 
 import msgspec
 
@@ -491,3 +492,34 @@ def _merged(found: list[Found]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+def redact_strings(data: Any, redactor: Redactor) -> Any:
+    """Every string in a JSON structure through the redaction pass (all of them at once:
+    most lines of a hunk have nothing to look at, and one search over them all says which)."""
+    found: list[str] = []
+    _strings(data, found)
+    redacted = iter(redactor.texts(found))
+    return _rebuilt(data, redacted)
+
+
+def _strings(data: Any, found: list[str]) -> None:
+    if isinstance(data, str):
+        found.append(data)
+    elif isinstance(data, list | tuple):
+        for item in data:
+            _strings(item, found)
+    elif isinstance(data, dict):
+        for value in data.values():
+            _strings(value, found)
+
+
+def _rebuilt(data: Any, redacted: Iterator[str]) -> Any:
+    """The structure with its strings taken, in order, from `redacted`."""
+    if isinstance(data, str):
+        return next(redacted)
+    if isinstance(data, list | tuple):
+        return [_rebuilt(item, redacted) for item in data]
+    if isinstance(data, dict):
+        return {key: _rebuilt(value, redacted) for key, value in data.items()}
+    return data

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from reviewbot.run.redaction import TOKEN_FORMATS, Redactor, block_lines, find_secrets, preview
+from reviewbot.text.redaction import TOKEN_FORMATS, Redactor, block_lines, find_secrets, preview
 
 PAT = "github_pat_11ABCDEFG0123456789_" + "a" * 59
 SAMPLES = {
@@ -85,7 +85,7 @@ def test_previews_show_only_public_prefixes() -> None:
 
 def test_long_text_finds_the_same_tokens_as_short_text() -> None:
     """Past LONG_TEXT characters the prefixes are found with str.find, not the regex."""
-    from reviewbot.run.redaction import LONG_TEXT, could_hold_secret, token_matches
+    from reviewbot.text.redaction import LONG_TEXT, could_hold_secret, token_matches
 
     token = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
     filler = "var a=function(b){return b+1};" * (LONG_TEXT // 10)
@@ -99,7 +99,7 @@ def test_long_text_finds_the_same_tokens_as_short_text() -> None:
 
 
 def test_every_format_is_found_in_long_text() -> None:
-    from reviewbot.run.redaction import LONG_TEXT, token_matches
+    from reviewbot.text.redaction import LONG_TEXT, token_matches
 
     filler = "var a=function(b){return b+1};" * (LONG_TEXT // 10)
     for kind, token in SAMPLES.items():
@@ -140,7 +140,7 @@ def test_long_text_finds_the_same_credentials_as_short_text(text: str, literal: 
     """On long text (a minified line) the assignment patterns run only where a credential's
     word or `://` is: the same values come out, and no long run of name characters is
     scanned from every position."""
-    from reviewbot.run.redaction import LONG_TEXT, find_secrets
+    from reviewbot.text.redaction import LONG_TEXT, find_secrets
 
     filler = " var " + "a_b." * (LONG_TEXT // 4) + "=1;"
     long = f"{filler}{text}\n{filler}"
