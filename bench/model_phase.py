@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reviewbot.config import Config, Limits, ModelConfig, Origin
 from reviewbot.model import open_session
+from reviewbot.progress.events import Event, Events
 from reviewbot.repo.git import open_repo
-from reviewbot.run.events import Event, Events
 from reviewbot.run.pipeline import run_review
 from reviewbot.schema import ChangeRequest
 from reviewbot.store.cache import ResultCache

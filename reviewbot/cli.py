@@ -33,9 +33,9 @@ if TYPE_CHECKING:
     from reviewbot.github.action import GithubRun
     from reviewbot.github.event import CommentEvent, PullRequestEvent
     from reviewbot.model import ModelSession
+    from reviewbot.progress.events import Events
     from reviewbot.report import ReportInput
     from reviewbot.review.answer import Ask
-    from reviewbot.run.events import Events
     from reviewbot.run.pipeline import ReviewOutcome
     from reviewbot.schema import ChangeRequest
     from reviewbot.store.cache import ResultCache
@@ -552,7 +552,7 @@ def _print_report(outcome: ReviewOutcome, config: Config, args: argparse.Namespa
 
 def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
     """The run's emitter: notices on stderr, and `--events` as JSON lines if asked."""
-    from reviewbot.run.events import Events, jsonl_writer
+    from reviewbot.progress.events import Events, jsonl_writer
 
     events = Events(redact=lambda text: redactor.text(text, literal_bare_values=False))
     events.subscribe(lambda event: _notice(event.message) if event.kind == "notice" else None)
@@ -568,7 +568,7 @@ def _events(args: argparse.Namespace, redactor: Redactor) -> Events:
 
 
 def _progress(events: Events, args: argparse.Namespace) -> AbstractContextManager[None]:
-    from reviewbot.run.progress import progress_display
+    from reviewbot.progress.display import progress_display
 
     return progress_display(events, enabled=not args.quiet)
 

@@ -31,11 +31,11 @@ from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, system, u
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.model.text_calls import recover
+from reviewbot.progress.events import Events
 from reviewbot.review.prompts import STRUCTURED, SYSTEM
 from reviewbot.review.replies import FindingArgs
 from reviewbot.review.tools import MAX_FINDINGS, TOOL_NAMES, TOOLS, Toolbox, call_note
 from reviewbot.review.verify import ReadText, Verdict, check
-from reviewbot.run.events import Events
 from reviewbot.schema import (
     RecordedFinding,
     Rejection,

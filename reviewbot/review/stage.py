@@ -19,6 +19,7 @@ from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
 from reviewbot.model.session import ModelSession
+from reviewbot.progress.events import Events
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
 from reviewbot.review.change import Batch, ChangeOutcome, OneCall, batches
@@ -27,7 +28,6 @@ from reviewbot.review.route import route
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
-from reviewbot.run.events import Events
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,

@@ -37,10 +37,10 @@ from reviewbot.rules.base import (
 from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.linked import LINKED, as_linked, linked_changes
 from reviewbot.rules.policy import Policy, file_quietenings, ignore_glob
+from reviewbot.rules.processes import map_in_processes
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.suppressions import NOTHING, suppression
 from reviewbot.rules.tagging import Assessment, apply, assess
-from reviewbot.run.processes import map_in_processes
 from reviewbot.schema import (
     SEVERITY_RANK,
     Finding,

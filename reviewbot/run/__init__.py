@@ -1,2 +1,2 @@
-"""The run itself: the pipeline that drives the stages, its artifacts, cache, events, progress,
-child processes, the folders it writes, the one redaction pass, and `reviewbot explain`."""
+"""The conductor, above the stages it runs: the pipeline that runs them in order, and the
+run's folder with each stage's artifact. Nothing below imports it."""

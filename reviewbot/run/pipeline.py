@@ -25,13 +25,13 @@ from reviewbot.errors import ArtifactError, UsageError
 from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
+from reviewbot.progress.events import Events
 from reviewbot.repo.git import GitRepo
 from reviewbot.repo.source import RepoSource
 from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
-from reviewbot.run.events import Events
 from reviewbot.schema import (
     BOUND_STOPS,
     SEVERITY_RANK,

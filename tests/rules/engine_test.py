@@ -15,8 +15,8 @@ from reviewbot.diff.parse import parse_units
 from reviewbot.errors import ConfigError
 from reviewbot.rules import _ALL, RULES, run_rules
 from reviewbot.rules.base import FileChange
+from reviewbot.rules.processes import usable_processes
 from reviewbot.rules.secrets import secret_values
-from reviewbot.run.processes import usable_processes
 from reviewbot.schema import RulesResult
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff, review

@@ -10,8 +10,8 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.errors import UsageError
+from reviewbot.progress.events import Event, Events
 from reviewbot.repo.git import open_repo
-from reviewbot.run.events import Event, Events
 from reviewbot.run.pipeline import RERUNNABLE, STAGE_NAMES, load_state, rerun, run_review
 from reviewbot.schema import ChangeRequest
 from tests.conftest import GitFixture

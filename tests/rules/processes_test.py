@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from reviewbot.run.processes import balanced_shares, map_in_processes, usable_processes
+from reviewbot.rules.processes import balanced_shares, map_in_processes, usable_processes
 
 PARENT = os.getpid()
 forks = pytest.mark.skipif(usable_processes(2) < 2,

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from reviewbot.run.events import Event, Events
+from reviewbot.progress.events import Event, Events
 
 
 @contextmanager
