@@ -168,6 +168,11 @@ class UnitShape(Frozen, frozen=True, kw_only=True):
     rule_confidence: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.0
 
 
+# A unit's rule note that says why it is security sensitive: the reasons follow, by commas.
+# The rules write it and the reports read it, so it belongs to the record both share.
+SECURITY_NOTE = "security_sensitive: "
+
+
 class IndexUnit(UnitShape, frozen=True, kw_only=True):
     """A unit in review_index: everything but the diff text (seed 004 section 6)."""
 
@@ -176,6 +181,12 @@ class IndexUnit(UnitShape, frozen=True, kw_only=True):
     rule_notes: tuple[str, ...] = ()
     rule_extra_requests: tuple[ExtraRequest, ...] = ()
     agent_decision: AgentDecision = field(default_factory=AgentDecision)
+
+    @property
+    def security_reasons(self) -> list[str]:
+        """The reasons the unit's rule notes give for its security_sensitive tag."""
+        return [reason for note in self.rule_notes if note.startswith(SECURITY_NOTE)
+                for reason in note.removeprefix(SECURITY_NOTE).split(", ")]
 
 
 class ReviewUnit(IndexUnit, frozen=True, kw_only=True):

@@ -13,7 +13,6 @@ import msgspec
 
 from reviewbot.report import ReportInput, display_path, model_line
 from reviewbot.report.markup import inert_line, inline_code
-from reviewbot.rules.tagging import noted_security_reasons
 from reviewbot.schema import Finding, IndexUnit
 from reviewbot.text.words import counted
 
@@ -110,7 +109,7 @@ def _files(units: Sequence[IndexUnit], findings: Sequence[Finding]) -> list[_Fil
         shapes = set(_SHAPES.intersection(unit.tags))
         entry.shapes = shapes if entry.shapes is None else entry.shapes & shapes
         if "security_sensitive" in unit.tags:
-            entry.reasons.update(dict.fromkeys(noted_security_reasons(unit.rule_notes)))
+            entry.reasons.update(dict.fromkeys(unit.security_reasons))
             entry.sensitive_lines += unit.metrics.added_lines + unit.metrics.removed_lines
             if unit.line_numbers.new_compact:
                 entry.ranges.append(unit.line_numbers.new_compact)

@@ -9,7 +9,6 @@ raised for security and config units and lowered for noisy tags (seed 004 sectio
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import msgspec
 
@@ -26,6 +25,7 @@ from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_long, is_minified
 from reviewbot.rules.quieting import QUIETING_TAGS
 from reviewbot.schema import (
+    SECURITY_NOTE,
     SEVERITY_RANK,
     AgentDecision,
     ContextLevel,
@@ -95,16 +95,6 @@ _SECURITY_PATH = re.compile(
 )
 
 _TOKEN_CONSTANT = re.compile(r"\btoken\.[A-Z][A-Z0-9_]*\b")
-
-# A unit's rule note that says why it is security sensitive: the reasons follow, by commas.
-SECURITY_NOTE = "security_sensitive: "
-
-
-def noted_security_reasons(notes: Sequence[str]) -> list[str]:
-    """The reasons a unit's rule notes give for its security_sensitive tag."""
-    return [reason for note in notes if note.startswith(SECURITY_NOTE)
-            for reason in note.removeprefix(SECURITY_NOTE).split(", ")]
-
 
 class Assessment(msgspec.Struct, frozen=True):
     tags: tuple[Tag, ...]
