@@ -5,6 +5,10 @@ The CLI's one top-level handler maps them to exit codes (see reviewbot.cli).
 
 from __future__ import annotations
 
+# 0 no finding at or above the fail level, 1 findings at or above it, 2 usage or
+# configuration error, 3 internal error: what every command returns.
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
 
 class ReviewbotError(Exception):
     """Base of every error reviewbot raises on purpose."""

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot import cli
-from reviewbot.cli import build_parser, check_flags, main
+from reviewbot.cli import build_parser, main
+from reviewbot.commands import review as review_command
+from reviewbot.commands.review import check_flags
 from reviewbot.errors import UsageError
 from tests.conftest import GitFixture
 from tests.report.formats_test import validate_rdjson, validate_sarif
@@ -110,7 +111,7 @@ def test_internal_error_is_one_line_and_a_log(repo: GitFixture, monkeypatch: pyt
     def explode(*args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "open_repo", explode)
+    monkeypatch.setattr(review_command, "open_repo", explode)
     code, out, err = run_cli(repo, capsys)
     assert code == 3
     assert out == ""
@@ -589,7 +590,7 @@ def test_a_crash_log_never_lands_in_git(repo: GitFixture, monkeypatch: pytest.Mo
 
     repo.commit()
     (repo.root / ".reviewbot").symlink_to(".git/refs/heads")
-    monkeypatch.setattr(cli, "open_repo", explode)
+    monkeypatch.setattr(review_command, "open_repo", explode)
     code, _, err = run_cli(repo, capsys)
     assert code == 3
     log = Path(err.split("traceback in ", 1)[1].split(";", 1)[0])
