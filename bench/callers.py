@@ -42,7 +42,7 @@ from reviewbot.plan.planner import plan
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 
 MAX_TRUTH_FILES = 50
 CHANGES = (*((p[1], p[2], p[3]) for p in PAIRS if p[0] == "pypi"), ("django", "4.2.10", "5.0"))

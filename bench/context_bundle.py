@@ -35,7 +35,9 @@ from reviewbot.plan.planner import plan
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
 from reviewbot.rules import run_rules
-from reviewbot.schema import ChangeRequest, ExtraRequest, FusedPlan, RulesResult
+from reviewbot.schema.findings import RulesResult
+from reviewbot.schema.plans import FusedPlan
+from reviewbot.schema.units import ChangeRequest, ExtraRequest
 
 OLD, NEW = "4.2.10", "5.0"
 

@@ -30,7 +30,7 @@ from reviewbot.model import open_session
 from reviewbot.progress.events import Event, Events
 from reviewbot.repo.git import open_repo
 from reviewbot.run.pipeline import run_review
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from reviewbot.store.cache import ResultCache
 from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
 

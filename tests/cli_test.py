@@ -64,7 +64,7 @@ def test_json_output_contract(repo: GitFixture, capsys: pytest.CaptureFixture[st
 
 
 def test_finding_fields_match_the_published_names() -> None:
-    from reviewbot.schema import Finding
+    from reviewbot.schema.findings import Finding
     assert set(Finding.field_names()) == FINDING_KEYS
 
 

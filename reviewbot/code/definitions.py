@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from reviewbot.code.lexical import is_comment
-from reviewbot.schema import DiffLine, ReviewUnit
+from reviewbot.schema.units import DiffLine, ReviewUnit
 
 # Definitions whose signature change sends a reviewer to the callers, per language family.
 _DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from reviewbot.code.languages import detect_language
-from reviewbot.schema import Tag
+from reviewbot.schema.records import Tag
 
 # (tag, glob patterns on the lower-cased path). A path can carry several tags.
 _PATH_TAGS: tuple[tuple[Tag, tuple[str, ...]], ...] = (

@@ -11,7 +11,9 @@ from reviewbot.errors import ArtifactError
 from reviewbot.report import display_path
 from reviewbot.report.quietened import text_lines
 from reviewbot.run.artifacts import STEPS, load_artifact
-from reviewbot.schema import DiffResult, ReviewUnit, RulesResult, RunReport
+from reviewbot.schema.findings import RulesResult
+from reviewbot.schema.runs import RunReport
+from reviewbot.schema.units import DiffResult, ReviewUnit
 from reviewbot.text.words import counted
 
 REPORT = "step9_report.json"

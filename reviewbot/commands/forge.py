@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from reviewbot.progress.events import Events
     from reviewbot.report import ReportInput
     from reviewbot.run.pipeline import ReviewOutcome
-    from reviewbot.schema import ChangeRequest
+    from reviewbot.schema.units import ChangeRequest
     from reviewbot.store.cache import ResultCache
     from reviewbot.text.redaction import Redactor
 

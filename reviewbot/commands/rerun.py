@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def rerun_command(args: argparse.Namespace) -> int:
     from reviewbot.run.artifacts import load_artifact
     from reviewbot.run.pipeline import rerun
-    from reviewbot.schema import DiffResult
+    from reviewbot.schema.units import DiffResult
     from reviewbot.store.paths import runs_folder
     from reviewbot.text.redaction import Redactor
 

@@ -24,7 +24,7 @@ from reviewbot.repo.git import GitRepo, open_repo
 
 if TYPE_CHECKING:
     from reviewbot.progress.events import Events
-    from reviewbot.schema import ChangeRequest
+    from reviewbot.schema.units import ChangeRequest
     from reviewbot.text.redaction import Redactor
 
 
@@ -129,7 +129,8 @@ def check_flags(args: argparse.Namespace) -> None:
 
 def _request(args: argparse.Namespace, repo: GitRepo, events: Events) -> ChangeRequest:
     from reviewbot.repo.hooks import all_files_request, pre_push_request
-    from reviewbot.schema import ChangeRequest, Mode
+    from reviewbot.schema.records import Mode
+    from reviewbot.schema.units import ChangeRequest
 
     hook = None
     if args.pre_push:

@@ -17,7 +17,7 @@ from reviewbot.repo.git import GitRepo
 if TYPE_CHECKING:
     from reviewbot.config import Config
     from reviewbot.progress.events import Events
-    from reviewbot.schema import ChangeRequest
+    from reviewbot.schema.units import ChangeRequest
 
 
 def config_for(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace,

@@ -25,19 +25,18 @@ from reviewbot.context.budget import (
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import (
-    CONTEXT_LEVELS,
+from reviewbot.schema.bundles import (
     BundleItem,
     BundleMeta,
     BundleStats,
     CodeHit,
     ContextBundle,
-    Finding,
-    FusedItem,
-    FusedPlan,
     HunkRange,
-    ReviewUnit,
 )
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.plans import FusedItem, FusedPlan
+from reviewbot.schema.records import CONTEXT_LEVELS
+from reviewbot.schema.units import ReviewUnit
 from reviewbot.text.redaction import Redactor
 
 MAX_DIFF_LINES = 300

@@ -23,7 +23,7 @@ from reviewbot.code.languages import detect_language
 from reviewbot.code.lexical import is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.context.search import Searcher
-from reviewbot.schema import CodeHit
+from reviewbot.schema.bundles import CodeHit
 
 MAX_CALL_SITES = 100
 CALLER_SNIPPETS = 5

@@ -17,7 +17,9 @@ from reviewbot.context.budget import numbered
 from reviewbot.context.callers import CallSites
 from reviewbot.context.search import Searcher
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import CodeHit, ExtraRequest, Finding, ReviewUnit
+from reviewbot.schema.bundles import CodeHit
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import ExtraRequest, ReviewUnit
 
 PREVIOUS_MARGIN = 10
 

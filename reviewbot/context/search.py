@@ -19,7 +19,7 @@ from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.syntax import SyntaxIndex
 from reviewbot.context.budget import numbered
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import CodeHit, HitKind
+from reviewbot.schema.bundles import CodeHit, HitKind
 
 MAX_HITS = 20
 MAX_HIT_BYTES = 16_000

@@ -26,7 +26,8 @@ from reviewbot.report.markup import (
 )
 from reviewbot.report.quietened import LISTED_BY_A_RUN, markdown_details, markdown_lines
 from reviewbot.report.walkthrough import walkthrough
-from reviewbot.schema import Finding, RunReport
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.runs import RunReport
 from reviewbot.text.words import counted
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}

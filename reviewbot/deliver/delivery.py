@@ -39,9 +39,10 @@ from reviewbot.deliver.bodies import (
 )
 from reviewbot.deliver.dismissals import Dismissal
 from reviewbot.deliver.forge import Forge, ForgeComment, Gone, InlineComment
+from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
-from reviewbot.schema import SEVERITY_RANK, Finding, Severity
+from reviewbot.schema.findings import Finding
 
 
 @dataclass(frozen=True)

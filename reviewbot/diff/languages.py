@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from reviewbot.code.languages import detect_language, shebang_language
 from reviewbot.repo.git import GitRepo
-from reviewbot.schema import ChangeRequest, Link, ReviewUnit
+from reviewbot.schema.units import ChangeRequest, Link, ReviewUnit
 
 # Languages no rule reads as code: a link with such a name changes nothing, and a file of
 # one of them is what a link can make code.

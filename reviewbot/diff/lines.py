@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from reviewbot.schema import ReviewUnit
+from reviewbot.schema.units import ReviewUnit
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,15 @@ from reviewbot.diff.headers import block_paths, decode_path, normalise_headers, 
 from reviewbot.diff.languages import NewSide, settle
 from reviewbot.errors import GitError, UsageError
 from reviewbot.repo.git import GitRepo
-from reviewbot.schema import (
+from reviewbot.schema.records import LineKind, PatchType
+from reviewbot.schema.units import (
     ChangeRequest,
     DiffLine,
     DiffResult,
     HistoryLine,
     Hunk,
-    LineKind,
     LineNumbers,
     Metrics,
-    PatchType,
     ReviewUnit,
 )
 

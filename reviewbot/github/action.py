@@ -25,7 +25,7 @@ from reviewbot.errors import UsageError
 from reviewbot.github.event import PullRequestEvent
 from reviewbot.github.forge import DEFAULT_BOT_LOGIN, GithubForge
 from reviewbot.report import ReportInput, render
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from reviewbot.store.files import replace_file
 from reviewbot.text.words import counted
 

@@ -17,7 +17,7 @@ from reviewbot.errors import UsageError
 from reviewbot.gitlab.ci import MergeRequestPipeline
 from reviewbot.gitlab.forge import GitlabForge
 from reviewbot.report import ReportInput, render
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from reviewbot.store.files import replace_file
 from reviewbot.text.words import counted
 

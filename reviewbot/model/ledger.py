@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reviewbot.schema import ModelCall, ModelCallLog, ModelTotals
+from reviewbot.schema.reviews import ModelCall, ModelCallLog, ModelTotals
 
 
 class BudgetExhausted(Exception):

@@ -30,7 +30,7 @@ from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
-from reviewbot.schema import ModelCall
+from reviewbot.schema.reviews import ModelCall
 from reviewbot.store.cache import cache_key
 from reviewbot.text.redaction import Redactor
 from reviewbot.text.terminal import printable

@@ -21,18 +21,9 @@ import re
 from collections.abc import Sequence
 
 from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
-from reviewbot.schema import (
-    CONTEXT_LEVELS,
-    KEYWORD_REQUESTS,
-    SYMBOL_REQUESTS,
-    ContextLevel,
-    ExtraRequest,
-    FusedItem,
-    FusedPlan,
-    LlmPlan,
-    PlanItem,
-    ReviewUnit,
-)
+from reviewbot.schema.plans import FusedItem, FusedPlan, LlmPlan, PlanItem
+from reviewbot.schema.records import CONTEXT_LEVELS, ContextLevel
+from reviewbot.schema.units import KEYWORD_REQUESTS, SYMBOL_REQUESTS, ExtraRequest, ReviewUnit
 
 CONFIDENT = 0.7
 MAX_REQUESTS_PER_UNIT = 8

@@ -6,18 +6,16 @@ from the shape of the change and cannot be steered by what the diff says.
 
 from __future__ import annotations
 
-from reviewbot.schema import (
-    DiffResult,
+from reviewbot.schema.plans import (
     IndexSummary,
-    IndexUnit,
     PlannerIndex,
     PlannerRequest,
     PlannerUnit,
     ReviewIndex,
     ReviewMetadata,
-    ReviewUnit,
     TotalLines,
 )
+from reviewbot.schema.units import DiffResult, IndexUnit, ReviewUnit
 
 _PATCH_TYPES = ("add", "modify", "delete", "rename", "binary", "mode")
 

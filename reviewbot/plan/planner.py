@@ -14,8 +14,7 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from reviewbot.schema import (
-    IndexUnit,
+from reviewbot.schema.plans import (
     LlmPlan,
     PlanItem,
     PlannerIndex,
@@ -24,6 +23,7 @@ from reviewbot.schema import (
     PlanSource,
     ReviewIndex,
 )
+from reviewbot.schema.units import IndexUnit
 from reviewbot.store.cache import ResultCache
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """What the planner model must answer: validated and bounded before anything uses it, then
-turned into the run's own `PlanItem` records (`reviewbot/schema.py`).
+turned into the run's own `PlanItem` records (`reviewbot/schema/plans.py`).
 
 Imported only when a model plans: pydantic (which also writes the JSON schema the model is
 given) stays out of the offline hook.
@@ -13,9 +13,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from reviewbot import schema
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound
-from reviewbot.schema import ContextLevel, RequestType
+from reviewbot.schema import plans
+from reviewbot.schema.records import ContextLevel
+from reviewbot.schema.units import RequestType
 
 # What a model may say, in size: longer text is cut (and says so), longer lists are cut.
 MAX_REASON_CHARS = 300
@@ -51,8 +52,8 @@ class PlanReply(_Reply):
     plan: Annotated[tuple[PlanItem, ...], BeforeValidator(clipped_list(MAX_PLAN_ITEMS)),
                     shown_bound(maxItems=MAX_PLAN_ITEMS)]
 
-    def items(self) -> tuple[schema.PlanItem, ...]:
-        return tuple(schema.PlanItem.from_data(item.model_dump()) for item in self.plan)
+    def items(self) -> tuple[plans.PlanItem, ...]:
+        return tuple(plans.PlanItem.from_data(item.model_dump()) for item in self.plan)
 
     @classmethod
     def shown_for(cls, unit_ids: Sequence[str]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import IO, Any, Literal
 
 from msgspec import field
 
-from reviewbot.schema import Frozen
+from reviewbot.schema.records import Frozen
 
 EventKind = Literal["stage", "notice", "planner_update", "unit_reviewed",
                     "verification_feedback", "final_report", "report", "error"]

@@ -15,7 +15,7 @@ import msgspec
 
 from reviewbot.errors import GitError
 from reviewbot.repo.git import GitRepo
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 
 
 class HookRequest(msgspec.Struct, frozen=True):

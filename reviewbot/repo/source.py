@@ -18,7 +18,7 @@ from typing import Literal
 import msgspec
 
 from reviewbot.repo.git import GitRepo
-from reviewbot.schema import DiffResult
+from reviewbot.schema.units import DiffResult
 
 MAX_FILE_BYTES = 512_000
 Side = Literal["new", "old"]

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 from reviewbot.text.words import counted
 
 if TYPE_CHECKING:  # the command line imports this package for FORMATS: no records needed
-    from reviewbot.schema import Finding, ModelStats, RuleMeta, RunReport
+    from reviewbot.schema.findings import Finding, RuleMeta
+    from reviewbot.schema.runs import ModelStats, RunReport
 
 # Quoted code stays short whatever the file (a minified line can be megabytes).
 MAX_QUOTED_LINES = 10

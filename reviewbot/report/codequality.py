@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reviewbot.levels import Severity
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
-from reviewbot.schema import Finding, Severity
+from reviewbot.schema.findings import Finding
 from reviewbot.text.terminal import visible
 
 # GitLab's icons for these are high, medium and info, as SARIF's error, warning and note.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from reviewbot.report import ReportInput
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 
 
 def fingerprint(data: ReportInput, finding: Finding) -> str:

@@ -8,7 +8,7 @@ from reviewbot.report import ReportInput, clip_lines, display_path, nothing_to_r
 from reviewbot.report.markup import code_block, inert, inert_line, inline_code, quoted_code
 from reviewbot.report.quietened import markdown_details, markdown_lines
 from reviewbot.report.walkthrough import walkthrough
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from reviewbot.text.terminal import visible
 from reviewbot.text.words import counted
 

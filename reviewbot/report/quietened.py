@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from reviewbot.report import display_path
 from reviewbot.report.markup import inert_line, inline_code
-from reviewbot.schema import DecidedBy, Quieted, QuietedFile, QuietKind, RunReport
+from reviewbot.schema.findings import DecidedBy, Quieted, QuietedFile, QuietKind
+from reviewbot.schema.runs import RunReport
 from reviewbot.text.words import counted
 
 KIND_WORDS: dict[QuietKind, str] = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reviewbot.levels import Severity
 from reviewbot.report import ReportInput
-from reviewbot.schema import Finding, Severity
+from reviewbot.schema.findings import Finding
 
 _SEVERITY: dict[Severity, str] = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 

@@ -14,10 +14,11 @@ from typing import Any
 from urllib.parse import quote
 
 from reviewbot import __version__
+from reviewbot.levels import Severity
 from reviewbot.report import ReportInput
 from reviewbot.report.fingerprint import fingerprint
 from reviewbot.report.quietened import SUPPRESSIONS
-from reviewbot.schema import Finding, Quieted, RuleMeta, Severity
+from reviewbot.schema.findings import Finding, Quieted, RuleMeta
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}

@@ -21,7 +21,9 @@ from reviewbot.report import (
     nothing_to_review,
 )
 from reviewbot.report.quietened import text_lines
-from reviewbot.schema import Finding, IndexUnit, RunReport
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.runs import RunReport
+from reviewbot.schema.units import IndexUnit
 from reviewbot.text.words import counted
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -13,7 +13,8 @@ import msgspec
 
 from reviewbot.report import ReportInput, display_path, model_line
 from reviewbot.report.markup import inert_line, inline_code
-from reviewbot.schema import Finding, IndexUnit
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import IndexUnit
 from reviewbot.text.words import counted
 
 # Files named one by one; the rest are counted by folder.

@@ -36,12 +36,7 @@ from reviewbot.review.prompts import STRUCTURED, SYSTEM
 from reviewbot.review.replies import FindingArgs
 from reviewbot.review.tools import MAX_FINDINGS, TOOL_NAMES, TOOLS, Toolbox, call_note
 from reviewbot.review.verify import ReadText, Verdict, check
-from reviewbot.schema import (
-    RecordedFinding,
-    Rejection,
-    ReviewMode,
-    UnitReview,
-)
+from reviewbot.schema.reviews import RecordedFinding, Rejection, ReviewMode, UnitReview
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds
 from reviewbot.review.prompts import context_blocks, describe
 from reviewbot.review.tools import TOOLS, Toolbox
-from reviewbot.schema import BundleItem, ContextBundle, Finding, ReviewUnit
+from reviewbot.schema.bundles import BundleItem, ContextBundle
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import ReviewUnit
 from reviewbot.store.cache import ResultCache
 
 # Raised when the prompt changes: the result cache keys on it.

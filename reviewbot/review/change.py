@@ -29,14 +29,11 @@ from reviewbot.review.replies import (
     change_schema,
 )
 from reviewbot.review.verify import ReadText, check
-from reviewbot.schema import (
-    BundleItem,
-    ChangeDescription,
-    Finding,
-    Rejection,
-    ReviewUnit,
-    UnitReview,
-)
+from reviewbot.schema.bundles import BundleItem
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.reviews import Rejection, UnitReview
+from reviewbot.schema.runs import ChangeDescription
+from reviewbot.schema.units import ReviewUnit
 from reviewbot.store.cache import ResultCache
 from reviewbot.text.redaction import redact_strings
 

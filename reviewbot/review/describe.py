@@ -25,7 +25,8 @@ from reviewbot.review.replies import (
     MAX_OVERVIEW_CHARS,
     FileWhat,
 )
-from reviewbot.schema import ChangeDescription, ReviewUnit
+from reviewbot.schema.runs import ChangeDescription
+from reviewbot.schema.units import ReviewUnit
 from reviewbot.store.cache import ResultCache
 
 DESCRIBE_VERSION = "describe-1"

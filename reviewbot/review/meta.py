@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import get_args
 
-from reviewbot.schema import Category, RuleMeta
+from reviewbot.schema.findings import RuleMeta
+from reviewbot.schema.records import Category
 
 
 def model_rule_metadata() -> dict[str, RuleMeta]:

@@ -15,7 +15,9 @@ from fnmatch import fnmatch
 from reviewbot.config import Config
 from reviewbot.model.messages import fence
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import BundleItem, Finding, ReviewUnit
+from reviewbot.schema.bundles import BundleItem
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import ReviewUnit
 
 GUIDANCE_FILES = ("AGENTS.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md",
                   "docs/CONTRIBUTING.md")

@@ -12,14 +12,14 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from reviewbot.levels import Severity
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound, visible_text
-from reviewbot.schema import (
+from reviewbot.schema.records import Category
+from reviewbot.schema.reviews import (
     MAX_PATH_CHARS,
     MAX_TEXT_CHARS,
     MAX_TITLE_CHARS,
-    Category,
     RecordedFinding,
-    Severity,
 )
 
 # A model's words, without control characters or bidi overrides (the file path is checked

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reviewbot.schema import SEVERITY_RANK, BundleItem, Finding, ReviewUnit
+from reviewbot.levels import SEVERITY_RANK
+from reviewbot.schema.bundles import BundleItem
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import ReviewUnit
 
 _NOT_FOR_THE_AGENT = frozenset({"test_file", "docs", "only_docs", "only_comments",
                                 "only_whitespace"})

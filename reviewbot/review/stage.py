@@ -15,6 +15,7 @@ import msgspec
 from reviewbot.config import Config
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.diff.lines import DiffIndex
+from reviewbot.levels import SEVERITY_RANK
 from reviewbot.model.messages import user
 from reviewbot.model.pool import run_in_pool
 from reviewbot.model.servers import FILE, remember_without_tools, without_tools_since
@@ -28,19 +29,17 @@ from reviewbot.review.route import route
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
 from reviewbot.review.tools import Toolbox
 from reviewbot.review.verify import check, dropped, merge, reanchored, to_finding
-from reviewbot.schema import (
+from reviewbot.schema.bundles import BundleItem, ContextBundle
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.reviews import (
     BOUND_STOPS,
-    SEVERITY_RANK,
-    BundleItem,
-    ContextBundle,
     Dropped,
-    Finding,
     ReviewResult,
-    ReviewUnit,
     SuggestionStats,
     UnitReview,
     VerifiedFindings,
 )
+from reviewbot.schema.units import ReviewUnit
 from reviewbot.store.cache import ResultCache
 from reviewbot.store.paths import user_cache_folder
 from reviewbot.text.redaction import redact_strings

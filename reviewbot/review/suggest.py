@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from reviewbot.code.python_parse import parses
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from reviewbot.store.cache import ResultCache
 from reviewbot.text.terminal import visible
 

@@ -32,7 +32,7 @@ from reviewbot.model.messages import ToolCall, ToolSpec
 from reviewbot.model.replies import visible_text
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.replies import FindingArgs
-from reviewbot.schema import RecordedFinding
+from reviewbot.schema.reviews import RecordedFinding
 from reviewbot.text.redaction import Redactor
 
 MAX_READ_LINES = 200

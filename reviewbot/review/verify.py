@@ -23,13 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.diff.lines import DiffIndex
-from reviewbot.schema import (
-    SEVERITY_RANK,
-    Dropped,
-    Finding,
-    Reanchored,
-    RecordedFinding,
-)
+from reviewbot.levels import SEVERITY_RANK
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.reviews import Dropped, Reanchored, RecordedFinding
 
 # How far (in lines) a finding may be moved to where its evidence is.
 MAX_SHIFT = 8

@@ -15,6 +15,7 @@ from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.enclosing import Header, definition_headers
 from reviewbot.code.path_kinds import matches_any, path_tags
 from reviewbot.config import Config, RuleSetting
+from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.rules import (
     hygiene,
     patterns,
@@ -41,19 +42,9 @@ from reviewbot.rules.processes import map_in_processes
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind, file_kinds, is_prose
 from reviewbot.rules.suppressions import NOTHING, suppression
 from reviewbot.rules.tagging import Assessment, apply, assess
-from reviewbot.schema import (
-    SEVERITY_RANK,
-    Finding,
-    HistoryLine,
-    Link,
-    Quieted,
-    QuietKind,
-    ReviewUnit,
-    RuleMeta,
-    RulesResult,
-    Severity,
-    Tag,
-)
+from reviewbot.schema.findings import Finding, Quieted, QuietKind, RuleMeta, RulesResult
+from reviewbot.schema.records import Tag
+from reviewbot.schema.units import HistoryLine, Link, ReviewUnit
 
 _ALL: tuple[Rule, ...] = (
     *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,

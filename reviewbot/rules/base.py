@@ -16,9 +16,12 @@ from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
 from reviewbot.errors import GitError
+from reviewbot.levels import Severity
 from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.quieting import BaseLayout, FileKind
-from reviewbot.schema import Category, DecidedBy, DiffLine, QuietKind, ReviewUnit, Severity
+from reviewbot.schema.findings import DecidedBy, QuietKind
+from reviewbot.schema.records import Category
+from reviewbot.schema.units import DiffLine, ReviewUnit
 
 # What reviews a file that is generated, vendored or a lockfile (as the base declares it,
 # rules/quieting.py): secrets only.

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from reviewbot.code.lexical import comment_flags
-from reviewbot.schema import ReviewUnit
+from reviewbot.schema.units import ReviewUnit
 
 ReadText = Callable[[str], str | None]
 _PYTHON_DEF = re.compile(r"(?:async )?def (\w+)\s*\(")

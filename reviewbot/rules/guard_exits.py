@@ -27,7 +27,7 @@ from reviewbot.rules.guard_text import (
     inner_value,
     keeps,
 )
-from reviewbot.schema import DiffLine, Hunk
+from reviewbot.schema.units import DiffLine, Hunk
 
 _EXITS = re.compile(r"^\s*(?:\}\s*)?(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
                     r"(?:sys\.)?exit\(|os\.Exit\(|panic\(|die\b)")

@@ -16,7 +16,8 @@ from functools import partial
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.rules.base import FileChange
 from reviewbot.rules.quieting import QUIETING_TAGS, FileKind
-from reviewbot.schema import DiffLine, Finding, Hunk, Link, ReviewUnit
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import DiffLine, Hunk, Link, ReviewUnit
 
 LINKED = "linked_by_change"
 

@@ -15,6 +15,7 @@ import msgspec
 import re2
 
 from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text
+from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
     FileChange,
@@ -24,7 +25,7 @@ from reviewbot.rules.base import (
     RuleInfo,
 )
 from reviewbot.rules.pattern_views import code_line, views
-from reviewbot.schema import SEVERITY_RANK, Category, Severity
+from reviewbot.schema.records import Category
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
 GO = frozenset({"go"})

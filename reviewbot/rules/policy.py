@@ -17,7 +17,9 @@ import msgspec
 
 from reviewbot.config import Config, Origin
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, SECRETS_ONLY_TAGS, FileChange
-from reviewbot.schema import DecidedBy, QuietedFile, QuietKind, ReviewUnit, Tag
+from reviewbot.schema.findings import DecidedBy, QuietedFile, QuietKind
+from reviewbot.schema.records import Tag
+from reviewbot.schema.units import ReviewUnit
 
 
 class Policy(msgspec.Struct, frozen=True):

@@ -23,6 +23,7 @@ from reviewbot.code.newer_python import NewerModule, running, version
 from reviewbot.code.python_encoding import declared_codec, keeps_ascii
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.levels import Severity
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, Rule, RuleBase, RuleInfo
 from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants, source_of
@@ -30,7 +31,7 @@ from reviewbot.rules.python_loaders import LOADER_CLASSES as YAML_LOADER_CLASSES
 from reviewbot.rules.python_loaders import LOADING as YAML_LOADING
 from reviewbot.rules.python_loaders import UNSAFE as UNSAFE_YAML
 from reviewbot.rules.python_loaders import loader_of, safe_loader
-from reviewbot.schema import Category, Severity
+from reviewbot.schema.records import Category
 
 StringKind = Literal["formatted", "constant", "dynamic"]
 Report = tuple[ast.AST, Severity | None, str, str]

@@ -20,6 +20,7 @@ from typing import cast
 import msgspec
 
 from reviewbot.code.python_walk import walk
+from reviewbot.levels import Severity
 from reviewbot.rules.imported import (
     Target,
     candidates,
@@ -53,7 +54,6 @@ from reviewbot.rules.python_flow import (
 from reviewbot.rules.python_guards import controls, unruled_flag
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
-from reviewbot.schema import Severity
 
 _FROM: dict[Source, str] = {
     "request": "request data", "argv": "the command line", "input": "input()",

@@ -32,7 +32,9 @@ import msgspec
 from reviewbot.code.languages import detect_language
 from reviewbot.code.lexical import comment_body
 from reviewbot.code.path_kinds import DOCUMENT_LANGUAGES, path_tags
-from reviewbot.schema import DecidedBy, ReviewUnit, Tag
+from reviewbot.schema.findings import DecidedBy
+from reviewbot.schema.records import Tag
+from reviewbot.schema.units import ReviewUnit
 
 # The tags that lower or skip rules (rules/__init__.py, rules/secrets.py, rules/hygiene.py,
 # rules/removed_guards.py, the planner's skips).

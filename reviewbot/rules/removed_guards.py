@@ -40,7 +40,7 @@ from reviewbot.rules.guard_text import (
     keeps,
     names_in,
 )
-from reviewbot.schema import DiffLine, Hunk
+from reviewbot.schema.units import DiffLine, Hunk
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
 # a URL, a file name under a folder.

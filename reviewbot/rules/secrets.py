@@ -25,11 +25,14 @@ from reviewbot.code.comments import line_comments
 from reviewbot.code.languages import detect_language
 from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
+from reviewbot.levels import Severity
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.literal_values import program_lines
 from reviewbot.rules.quieting import is_prose
 from reviewbot.rules.suppressions import directive
-from reviewbot.schema import Finding, HistoryLine, QuietKind, ReviewUnit, Severity, Tag
+from reviewbot.schema.findings import Finding, QuietKind
+from reviewbot.schema.records import Tag
+from reviewbot.schema.units import HistoryLine, ReviewUnit
 from reviewbot.text.redaction import (
     KEY_ARMOUR,
     TOKEN_SIGNS,

@@ -22,7 +22,7 @@ from functools import lru_cache
 import msgspec
 
 from reviewbot.rules.base import FileChange, Quiet
-from reviewbot.schema import QuietKind
+from reviewbot.schema.findings import QuietKind
 
 # Bare, or naming rules: `ignore[js.eval` (no `]`) or `ignored` is neither.
 _IGNORE = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\]|(?![\[\w.-]))")

@@ -26,20 +26,13 @@ from typing import Any, TextIO
 import msgspec
 
 from reviewbot.errors import ArtifactError
-from reviewbot.schema import (
-    ContextBundle,
-    DiffResult,
-    Frozen,
-    FusedPlan,
-    LlmPlan,
-    ModelCallLog,
-    PlannerIndex,
-    ReviewIndex,
-    ReviewResult,
-    RulesResult,
-    RunReport,
-    VerifiedFindings,
-)
+from reviewbot.schema.bundles import ContextBundle
+from reviewbot.schema.findings import RulesResult
+from reviewbot.schema.plans import FusedPlan, LlmPlan, PlannerIndex, ReviewIndex
+from reviewbot.schema.records import Frozen
+from reviewbot.schema.reviews import ModelCallLog, ReviewResult, VerifiedFindings
+from reviewbot.schema.runs import RunReport
+from reviewbot.schema.units import DiffResult
 from reviewbot.store.files import write_if_absent, write_private
 from reviewbot.text.redaction import Redactor, redact_strings
 

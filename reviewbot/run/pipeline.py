@@ -22,6 +22,7 @@ from msgspec.structs import replace
 from reviewbot.config import Config
 from reviewbot.diff.parse import collect
 from reviewbot.errors import ArtifactError, UsageError
+from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.plan.fusion import fuse
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import plan
@@ -32,27 +33,12 @@ from reviewbot.report import clip_code
 from reviewbot.rules import run_rules
 from reviewbot.rules.secrets import secret_values
 from reviewbot.run.artifacts import RunDir, create_run_dir, load_artifact, new_run_id
-from reviewbot.schema import (
-    BOUND_STOPS,
-    SEVERITY_RANK,
-    ChangeDescription,
-    ChangeRequest,
-    ContextBundle,
-    DiffResult,
-    Finding,
-    FusedPlan,
-    LlmPlan,
-    ModelStats,
-    PlannerIndex,
-    ReviewIndex,
-    ReviewResult,
-    ReviewUnit,
-    RulesResult,
-    RunReport,
-    RunStats,
-    Severity,
-    VerifiedFindings,
-)
+from reviewbot.schema.bundles import ContextBundle
+from reviewbot.schema.findings import Finding, RulesResult
+from reviewbot.schema.plans import FusedPlan, LlmPlan, PlannerIndex, ReviewIndex
+from reviewbot.schema.reviews import BOUND_STOPS, ReviewResult, VerifiedFindings
+from reviewbot.schema.runs import ChangeDescription, ModelStats, RunReport, RunStats
+from reviewbot.schema.units import ChangeRequest, DiffResult, ReviewUnit
 from reviewbot.store.cache import ResultCache
 from reviewbot.store.paths import git_dir_problem, private_folders
 from reviewbot.text.redaction import Redactor, block_lines

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from reviewbot.schema import QuietKind
+from reviewbot.schema.findings import QuietKind
 
 # Where a quietening is shown.
 RECORDED = ("Quieted: counted in the summaries (terminal, Markdown and job summary, the pull "

@@ -9,7 +9,8 @@ import pytest
 from reviewbot.diff import binary as diff_binary
 from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
-from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
+from reviewbot.schema.records import Mode
+from reviewbot.schema.units import ChangeRequest, ReviewUnit
 from tests.conftest import GitFixture
 from tests.diff.parse_test import TEN, units
 

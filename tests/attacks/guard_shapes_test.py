@@ -16,7 +16,7 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff
 

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 from typing import get_args
 
-from reviewbot.schema import QuietKind
+from reviewbot.schema.findings import QuietKind
 from tests.attacks import LONG, QUIETENINGS, RECORDED, REFUSED
 
 HERE = Path(__file__).parent

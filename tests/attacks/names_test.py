@@ -12,7 +12,8 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
-from reviewbot.schema import Finding, HistoryLine
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.units import HistoryLine
 from tests.conftest import GitFixture
 from tests.rules.conftest import Base, make_diff, review
 

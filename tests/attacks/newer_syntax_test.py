@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from tests.rules.conftest import findings, review
 
 SHELL = 'subprocess.run(f"ls {path}", shell=True)\n'

@@ -16,7 +16,7 @@ from reviewbot.cli import main
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import RULES, run_rules, scanners
-from reviewbot.schema import HistoryLine
+from reviewbot.schema.units import HistoryLine
 from tests.conftest import GitFixture
 from tests.report.formats_test import validate_sarif
 from tests.rules.conftest import make_diff, review

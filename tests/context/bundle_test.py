@@ -14,14 +14,9 @@ from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import MAX_FILE_BYTES, RepoSource
 from reviewbot.rules import run_rules
-from reviewbot.schema import (
-    ChangeRequest,
-    ExtraRequest,
-    Finding,
-    FusedItem,
-    FusedPlan,
-    ReviewUnit,
-)
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.plans import FusedItem, FusedPlan
+from reviewbot.schema.units import ChangeRequest, ExtraRequest, ReviewUnit
 from tests.conftest import GitFixture
 
 PAY = '''"""Payments."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewbot.deliver.bodies import MAX_BODY, finding_body
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 
 
 def _model_finding(replacement: str) -> Finding:
@@ -29,7 +29,7 @@ def test_a_summary_too_long_points_where_the_forge_keeps_the_rest() -> None:
     from reviewbot.deliver.bodies import Placed, SummaryFacts, summary_body
     from reviewbot.gitlab.forge import GitlabForge
     from reviewbot.report import ReportInput
-    from reviewbot.schema import RunReport, RunStats
+    from reviewbot.schema.runs import RunReport, RunStats
 
     found = tuple(Finding(file_path=f"app/m{n}.py", start_line=1, end_line=1,
                           severity="warning", category="security", rule_id="r", title="t",
@@ -50,7 +50,8 @@ def test_the_summary_says_what_was_quietened_and_the_changes_errors_first() -> N
     for secrets only, and every quietened finding in a collapsed list."""
     from reviewbot.deliver.bodies import SummaryFacts, summary_body
     from reviewbot.report import ReportInput
-    from reviewbot.schema import Quieted, QuietedFile, RunReport, RunStats
+    from reviewbot.schema.findings import Quieted, QuietedFile
+    from reviewbot.schema.runs import RunReport, RunStats
 
     error = Finding(file_path="app/run.py", start_line=7, end_line=7, severity="error",
                     category="security", rule_id="python.shell-injection", title="Shell",

@@ -17,7 +17,7 @@ from reviewbot.deliver.forge import (
     InlineComment,
     LineRefused,
 )
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 
 BOT = "reviewbot[bot]"
 FINDING = ("🟠 **warning** t (`python.eval-exec`)\n\n"

@@ -7,7 +7,8 @@ import pytest
 from reviewbot.diff.parse import collect, compact_range, parse_units
 from reviewbot.errors import GitError, UsageError
 from reviewbot.repo.git import open_repo
-from reviewbot.schema import ChangeRequest, Mode, ReviewUnit
+from reviewbot.schema.records import Mode
+from reviewbot.schema.units import ChangeRequest, ReviewUnit
 from tests.conftest import GitFixture
 
 TEN = "".join(f"line {n}\n" for n in range(1, 11))

@@ -11,7 +11,7 @@ from reviewbot.deliver.bodies import finding_body
 from reviewbot.deliver.forge import DeliveryFailed, InlineComment
 from reviewbot.gitlab.ci import MergeRequestPipeline
 from reviewbot.gitlab.forge import GitlabForge, gitlab_fence
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from tests.gitlab.conftest import REVIEWBOT, MergeRequest
 
 MARK = "\n<!-- reviewbot:fp={fp} rule=python.x -->"

@@ -8,14 +8,8 @@ import pytest
 
 from reviewbot.plan.fusion import fuse, fuse_unit
 from reviewbot.plan.reply import PlanReply
-from reviewbot.schema import (
-    AgentDecision,
-    ExtraRequest,
-    LlmPlan,
-    PlanItem,
-    PlanRequest,
-    ReviewUnit,
-)
+from reviewbot.schema.plans import LlmPlan, PlanItem, PlanRequest
+from reviewbot.schema.units import AgentDecision, ExtraRequest, ReviewUnit
 from tests.rules.conftest import review
 
 PAY_OLD = "def pay(amount):\n    return charge(amount)\n"

@@ -9,7 +9,7 @@ import pytest
 from reviewbot.diff.parse import collect
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.repo.git import open_repo
-from reviewbot.schema import ChangeRequest, DiffResult
+from reviewbot.schema.units import ChangeRequest, DiffResult
 from tests.conftest import GitFixture, assert_golden
 
 GOLDEN = Path(__file__).parents[1] / "golden"

@@ -6,7 +6,8 @@ from typing import Any
 
 from reviewbot.plan.indexes import build_planner_index, build_review_index
 from reviewbot.plan.planner import SMALL_CHANGE_LINES, batches, heuristic_item, plan
-from reviewbot.schema import ChangeRequest, DiffResult, ReviewIndex
+from reviewbot.schema.plans import ReviewIndex
+from reviewbot.schema.units import ChangeRequest, DiffResult
 from tests.fake_openai import FakeOpenAI
 from tests.model.helpers import session_for as caller_for
 from tests.rules.conftest import review

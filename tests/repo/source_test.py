@@ -7,7 +7,8 @@ import pytest
 from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import ChangeRequest, Mode
+from reviewbot.schema.records import Mode
+from reviewbot.schema.units import ChangeRequest
 from tests.conftest import GitFixture
 
 

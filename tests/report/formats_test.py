@@ -13,18 +13,9 @@ from reviewbot.report import FORMATS, ReportInput, render
 from reviewbot.review.meta import model_rule_metadata
 from reviewbot.rules import rule_metadata
 from reviewbot.run.pipeline import finding_code
-from reviewbot.schema import (
-    AgentDecision,
-    Finding,
-    IndexUnit,
-    LineNumbers,
-    Metrics,
-    ModelStats,
-    Quieted,
-    QuietedFile,
-    RunReport,
-    RunStats,
-)
+from reviewbot.schema.findings import Finding, Quieted, QuietedFile
+from reviewbot.schema.runs import ModelStats, RunReport, RunStats
+from reviewbot.schema.units import AgentDecision, IndexUnit, LineNumbers, Metrics
 from tests.conftest import assert_golden
 from tests.github.hostile_test import assert_inert, rendered_text
 

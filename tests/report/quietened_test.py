@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from reviewbot.report import ReportInput, render
 from reviewbot.report.quietened import NAMED, markdown_lines, text_lines
-from reviewbot.schema import Finding, Quieted, RunReport, RunStats
+from reviewbot.schema.findings import Finding, Quieted
+from reviewbot.schema.runs import RunReport, RunStats
 from tests.github.hostile_test import assert_inert, rendered_text
 
 ERROR = Finding(file_path="app/run.py", start_line=7, end_line=7, severity="error",

@@ -5,16 +5,10 @@ from __future__ import annotations
 from reviewbot.code.languages import detect_language
 from reviewbot.report import ReportInput
 from reviewbot.report.walkthrough import MAX_FILES, MAX_FOLDERS, MAX_PLACES, walkthrough
-from reviewbot.schema import (
-    Finding,
-    IndexUnit,
-    LineNumbers,
-    Metrics,
-    ModelStats,
-    RunReport,
-    RunStats,
-    Tag,
-)
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.records import Tag
+from reviewbot.schema.runs import ModelStats, RunReport, RunStats
+from reviewbot.schema.units import IndexUnit, LineNumbers, Metrics
 
 
 def unit(path: str, *tags: Tag, added: int = 1, removed: int = 0, kind: str = "modify",
@@ -84,7 +78,7 @@ def test_nothing_changed_nothing_said() -> None:
 
 
 def test_the_models_words_come_inert_and_marked_as_the_models() -> None:
-    from reviewbot.schema import ChangeDescription
+    from reviewbot.schema.runs import ChangeDescription
 
     report = RunReport(run_id="r", units=(unit("app/a.py"), unit("app/b.py")),
                        stats=RunStats(units=2), description=ChangeDescription(

@@ -12,7 +12,8 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.review.change import batches, render_unit
-from reviewbot.schema import BundleItem, BundleMeta, LineNumbers
+from reviewbot.schema.bundles import BundleItem, BundleMeta
+from reviewbot.schema.units import LineNumbers
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 

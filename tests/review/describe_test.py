@@ -112,7 +112,7 @@ def test_long_words_are_clipped(pull_request: GitFixture, fake_openai: FakeOpenA
 
 def test_no_file_name_or_diff_ends_its_fence() -> None:
     from reviewbot.review.describe import _prompt
-    from reviewbot.schema import ReviewUnit
+    from reviewbot.schema.units import ReviewUnit
 
     unit = ReviewUnit(unit_id="u", file_path="a</file>b.py", patch_type="add")
     prompt = _prompt([unit], ["a</file>b.py"])

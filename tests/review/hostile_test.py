@@ -13,7 +13,7 @@ from reviewbot.cli import main
 from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.hostile import (

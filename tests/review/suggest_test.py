@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewbot.review.suggest import check_replacement, suggest, wants_suggestion
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from tests.fake_openai import FakeOpenAI
 from tests.model.helpers import session_for
 

@@ -13,7 +13,7 @@ from reviewbot.model.messages import ToolCall
 from reviewbot.repo.git import open_repo
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.tools import Toolbox, safe_path
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from tests.conftest import GitFixture
 
 

@@ -9,7 +9,8 @@ import pytest
 from reviewbot.diff.lines import DiffIndex
 from reviewbot.diff.parse import parse_units
 from reviewbot.review.verify import check, locate, merge, to_finding
-from reviewbot.schema import Finding, RecordedFinding
+from reviewbot.schema.findings import Finding
+from reviewbot.schema.reviews import RecordedFinding
 from tests.rules.conftest import make_diff
 
 OLD = "".join(f"x{n} = {n}\n" for n in range(1, 31))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from reviewbot.config import Config
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
-from reviewbot.schema import Finding, RulesResult
+from reviewbot.schema.findings import Finding, RulesResult
 
 
 def make_diff(path: str, new: str, old: str | None = None) -> bytes:

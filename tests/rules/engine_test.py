@@ -17,7 +17,7 @@ from reviewbot.rules import _ALL, RULES, run_rules
 from reviewbot.rules.base import FileChange
 from reviewbot.rules.processes import usable_processes
 from reviewbot.rules.secrets import secret_values
-from reviewbot.schema import RulesResult
+from reviewbot.schema.findings import RulesResult
 from tests.conftest import GitFixture
 from tests.rules.conftest import findings, make_diff, review
 

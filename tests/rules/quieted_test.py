@@ -14,7 +14,8 @@ from reviewbot.config import Config, Origin, RuleSetting
 from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.rules.base import FileChange, Hit, Quiet
-from reviewbot.schema import Quieted, QuietedFile, ReviewUnit
+from reviewbot.schema.findings import Quieted, QuietedFile
+from reviewbot.schema.units import ReviewUnit
 from tests.rules.conftest import Base, make_diff, review
 
 SHELL = 'import subprocess\n\n\ndef pay(p):\n    subprocess.run(f"ls {p}", shell=True)\n'

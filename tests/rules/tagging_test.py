@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.code.path_kinds import path_tags
-from reviewbot.schema import ReviewUnit
+from reviewbot.schema.units import ReviewUnit
 from tests.rules.conftest import review
 
 

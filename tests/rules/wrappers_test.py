@@ -16,7 +16,7 @@ from reviewbot.diff.parse import parse_units
 from reviewbot.rules import run_rules
 from reviewbot.rules.imported import MAX_MODULE_CHARS
 from reviewbot.rules.python_ast import enclosing_function
-from reviewbot.schema import Finding
+from reviewbot.schema.findings import Finding
 from tests.conftest import GitFixture
 from tests.rules.conftest import Base, findings, make_diff
 

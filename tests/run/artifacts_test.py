@@ -18,7 +18,9 @@ from reviewbot.errors import ArtifactError
 from reviewbot.repo.git import open_repo
 from reviewbot.run.artifacts import STEPS, RunDir, create_run_dir, load_artifact
 from reviewbot.run.pipeline import run_review
-from reviewbot.schema import ChangeRequest, Frozen, VerifiedFindings
+from reviewbot.schema.records import Frozen
+from reviewbot.schema.reviews import VerifiedFindings
+from reviewbot.schema.units import ChangeRequest
 from tests.conftest import GitFixture
 
 
@@ -77,7 +79,7 @@ def test_an_unwritable_output_dir_is_said_once_and_writes_nothing(tmp_path: Path
 def test_a_streamed_element_with_a_secret_is_redacted_and_loads_back(tmp_path: Path) -> None:
     """Long lists are written an element at a time by msgspec's encoder; an element holding
     a secret goes through the redaction pass like the rest."""
-    from reviewbot.schema import DiffLine, DiffResult, Hunk, ReviewUnit
+    from reviewbot.schema.units import DiffLine, DiffResult, Hunk, ReviewUnit
     from reviewbot.text.redaction import Redactor
 
     secret = "zq-internal-value-991"

@@ -13,7 +13,7 @@ from reviewbot.errors import UsageError
 from reviewbot.progress.events import Event, Events
 from reviewbot.repo.git import open_repo
 from reviewbot.run.pipeline import RERUNNABLE, STAGE_NAMES, load_state, rerun, run_review
-from reviewbot.schema import ChangeRequest
+from reviewbot.schema.units import ChangeRequest
 from tests.conftest import GitFixture
 from tests.fake_openai import FakeOpenAI
 from tests.model.helpers import PLANNED
