@@ -20,7 +20,10 @@ from reviewbot.rules import (
     hygiene,
     patterns,
     python_ast,
-    python_injection,
+    python_html,
+    python_paths,
+    python_shell,
+    python_sql,
     removed_guards,
     scanners,
     secrets,
@@ -47,7 +50,8 @@ from reviewbot.schema.records import Tag
 from reviewbot.schema.units import HistoryLine, Link, ReviewUnit
 
 _ALL: tuple[Rule, ...] = (
-    *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,
+    *secrets.RULES, *python_ast.RULES, *python_shell.RULES, *python_sql.RULES,
+    *python_paths.RULES, *python_html.RULES, *patterns.RULES,
     *workflows.RULES, *hygiene.RULES, *removed_guards.RULES, *scanners.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.

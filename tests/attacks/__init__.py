@@ -175,7 +175,7 @@ QUIETENINGS: dict[str, Quietening] = {
     "prints in test code by a folder the change invents":
         q("shapes_test.py::test_an_invented_tests_folder_is_library_code_for_prints", "base",
           None, PRECISION),
-    # rules/python_injection.py _path_finding: a parameter joined in test code is a fixture's.
+    # rules/python_paths.py _path_finding: a parameter joined in test code is a fixture's.
     "a parameter join in test code by a folder the change invents":
         q("shapes_test.py::test_a_parameter_joined_in_test_code_is_the_tests_own", "base",
           None, PRECISION),
@@ -307,7 +307,7 @@ QUIETENINGS: dict[str, Quietening] = {
     "output_dir in a git directory":
         q("../cli_test.py::test_the_repository_config_cannot_put_run_folders_in_git", "base",
           None, REFUSED),
-    # rules/python_injection.py `_written_to_text_files`: HTML written only to files named as
+    # rules/python_html.py `_written_to_text_files`: HTML written only to files named as
     # text is a comment body, not a page, in a module that serves none.
     "HTML written to a file named as text":
         q("view_shapes_test.py::test_html_written_to_a_text_file_and_served_as_html_is_xss",

@@ -296,7 +296,7 @@ def test_a_request_parameter_annotated_as_something_else_is_no_web_request(
 
 
 def test_a_module_is_searched_only_for_the_kinds_of_sink_its_text_names() -> None:
-    from reviewbot.rules.python_injection import _kinds_in
+    from reviewbot.rules.python_sinks import _kinds_in
 
     assert _kinds_in("x = 1\nopen(x)\n") == {"path"}
     assert _kinds_in("from os import system as go\n") == {"path", "shell"}
