@@ -26,6 +26,7 @@ from reviewbot.rules import (
     python_sql,
     removed_guards,
     scanners,
+    secret_detectors,
     secrets,
     workflows,
 )
@@ -125,7 +126,7 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
     processes = (config.limits.processes
                  if sum(weights) >= PARALLEL_MIN_CHARS and len(changes) > 1 else 1)
     if processes > 1:
-        secrets.load_detectors()  # once, before the fork: the workers share them
+        secret_detectors.load_detectors()  # once, before the fork: the workers share them
     checked = map_in_processes(partial(_check_change, config=config, policy=policy), changes,
                                weights, processes)
     findings = [finding for outcome in checked for finding in outcome.findings]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.rules.secrets import DOCUMENTED_EXAMPLES, candidate_lines
+from reviewbot.rules.secret_detectors import DOCUMENTED_EXAMPLES
+from reviewbot.rules.secret_lines import candidate_lines
 from tests.rules.conftest import Base, findings
 
 # Shaped like AWS's documented example secret key, and not it: a real key, for the rule.
@@ -91,11 +92,11 @@ def test_detectors_skipped_for_a_file_would_have_reported_nothing_on_it() -> Non
     """The gate runs a detector only on files where one of its patterns matches: on each
     line it says what running every detector says, and each sample is reported by some
     detector (the samples are real matches, not lines every gate lets through)."""
-    from reviewbot.rules.secrets import _plugins_for, scan_line
+    from reviewbot.rules.secret_detectors import plugins_for, scan_line
 
     for sample in DETECTOR_SAMPLES:
         lines = ["import os", sample, "x = compute(key='value')"]
-        plugins = _plugins_for("\n".join(lines))
+        plugins = plugins_for("\n".join(lines))
         assert len(plugins) < 26
         for line in lines:
             assert scan_line("app/x.py", line, candidate=True, plugins=plugins) == scan_line(
@@ -103,7 +104,7 @@ def test_detectors_skipped_for_a_file_would_have_reported_nothing_on_it() -> Non
     reported = [s for s in DETECTOR_SAMPLES if scan_line("app/x.py", s, candidate=True)]
     assert len(reported) >= len(DETECTOR_SAMPLES) - 4, set(DETECTOR_SAMPLES) - set(reported)
     # Always: the entropy, keyword and JWT detectors, and those with line-anchored patterns.
-    assert len(_plugins_for("import os\nx = 1")) <= 10
+    assert len(plugins_for("import os\nx = 1")) <= 10
 
 
 def test_a_change_with_no_line_to_look_at_does_not_load_detect_secrets() -> None:
@@ -124,7 +125,7 @@ def test_the_keyword_detector_reports_only_on_lines_with_its_words() -> None:
     """Its lines are picked by its own `DENYLIST` words: that holds while every pattern of
     it (for every file type) contains them. A detect-secrets release that changes this
     fails here, not silently."""
-    from reviewbot.rules.secrets import _keyword_words, _plugins
+    from reviewbot.rules.secret_detectors import _keyword_words, _plugins
 
     _plugins()
     from detect_secrets.plugins import keyword
