@@ -9,8 +9,6 @@ import os
 from typing import TYPE_CHECKING, cast
 
 from reviewbot.commands.cache import run_cache
-from reviewbot.commands.github import review_github
-from reviewbot.commands.gitlab import review_gitlab
 from reviewbot.commands.run_config import config_for, say_unused_config_edit, with_flags
 from reviewbot.commands.running import (
     errors_as_events,
@@ -72,13 +70,18 @@ def _config_files(repo: GitRepo, args: argparse.Namespace) -> bool:
 
 def _review_in(args: argparse.Namespace, repo: GitRepo, redactor: Redactor,
                events: Events) -> int:
-    # Imported here so `reviewbot --help` stays instant.
+    # Imported past the empty change's answer: the pipeline is most of a run's imports.
     from reviewbot.run.pipeline import run_review
     from reviewbot.store.paths import runs_folder
 
+    # The forge entries are imported in their own modes only: the hook never loads them.
     if args.mode == "github":
+        from reviewbot.commands.github import review_github
+
         return review_github(args, repo, redactor, events)
     if args.mode == "gitlab":
+        from reviewbot.commands.gitlab import review_gitlab
+
         return review_gitlab(args, repo, redactor, events)
     request = _request(args, repo, events)
     # --all-files has no base to compare with: its config is read at --base, else at the head.
