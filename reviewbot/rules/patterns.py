@@ -331,7 +331,11 @@ RULES = (
     ), "Use the project's logger.", "Leftover output clutters logs.", skip_tags=_TESTS),
     _rule("shell.curl-pipe-shell", "Downloaded script piped into a shell", "warning",
           "security", SHELLISH, (
-        _v(r"\b(curl|wget)\b[^|#]*\|\s*(sudo\s+)?(/usr)?(/bin/)?(ba|z)?sh\b", None,
+        # Up to the pipe, a word at a time: a `#` starts a comment only after a space (a
+        # URL's fragment, `x#y`, is a word), and a quoted word may hold one. Each character
+        # has one way through (no ReDoS on a line of quotes).
+        _v(r"\b(curl|wget)\b(?:\"[^\"]*\"|'[^']*'|[^|\s#\"']#*|\s)*\|\s*(sudo\s+)?(/usr)?"
+           r"(/bin/)?(ba|z)?sh\b", None,
            "A script is downloaded and run without being checked."),
     ), "Download to a file, verify its checksum or signature, then run it.",
         "Whoever controls the URL controls the machine."),

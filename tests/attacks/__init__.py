@@ -17,7 +17,8 @@ By who attacks:
   nothing, a wrapper kept from being followed, a view registered by hand):
   tests/attacks/call_shapes_test.py, sanitiser_kinds_test.py, guards_test.py,
   wrapper_shapes_test.py, view_shapes_test.py;
-  through git attributes: tests/attacks/attributes_test.py;
+  through git attributes: tests/attacks/attributes_test.py; through a `#` a line
+  pattern could take for a comment: tests/attacks/comment_shapes_test.py;
   through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
   output folder: tests/cli_test.py, tests/config_test.py and
   tests/github/config_at_base_test.py (where their fixtures are);
@@ -190,6 +191,11 @@ QUIETENINGS: dict[str, Quietening] = {
     # plan/planner.py _SKIPPABLE: the heuristic planner skips generated and vendored units.
     "the planner skips an invented vendored unit":
         q("names_test.py::test_an_invented_folder", "base", None, TAGS),
+    # rules/patterns.py: a line pattern that stops at a comment stops only where the
+    # language starts one (a `#` inside a shell word is no comment).
+    "a `#` inside a shell word read as a comment":
+        q("comment_shapes_test.py::test_a_hash_inside_a_word_is_no_comment", "change", None,
+          REFUSED),
     # rules/python_ast.py: Python that does not parse is read by line patterns.
     "newer syntax": q("newer_syntax_test.py", "change", None, REFUSED),
     # repo/git.py / diff/parse.py: attributes that make a file binary for git.
