@@ -1,4 +1,5 @@
-"""Language-independent hygiene: merge conflict markers and untracked TODOs."""
+"""Language-independent hygiene: merge conflict markers, code saved in a wide encoding, and
+untracked TODOs."""
 
 from __future__ import annotations
 
@@ -30,6 +31,30 @@ class ConflictMarkerRule(RuleBase, frozen=True):
                           suggestion="Resolve the conflict and remove the markers.")
 
 
+class WideEncodingRule(RuleBase, frozen=True):
+    """Code saved as UTF-16 or UTF-32: git, the forges and every diff viewer show it as
+    binary (a NUL byte in every character), and reviewbot's rules read NULs between its
+    letters; a browser (by its byte-order mark), PowerShell or a compiler runs it as code.
+    What nobody can read in the diff is said, once a file."""
+
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added) and change.language not in ("binary",)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        texts = change.added_by_line.values()
+        nul = sum(text.count("\0") for text in texts if "\0" in text)
+        # A NUL byte here and there (a test fixture, a sentinel) is no encoding: a quarter of
+        # the added characters is, as ASCII text takes a NUL every second (UTF-16) or three
+        # of every four bytes (UTF-32).
+        if nul and nul * 4 >= sum(len(text) for text in texts):
+            yield Hit(rule_id=self.id, line=min(change.added_by_line),
+                      message=("The file is saved as UTF-16 or UTF-32: diffs show it as "
+                               "binary and the rules cannot read its lines, but a browser, "
+                               "PowerShell or a compiler runs it as code. What it adds is "
+                               "not reviewed."),
+                      suggestion="Save it as UTF-8, so that its lines can be reviewed.")
+
+
 class UntrackedTodoRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         # Documentation is not read for TODOs: what it holds is recorded as quietened.
@@ -47,6 +72,10 @@ RULES = (
     ConflictMarkerRule(RuleInfo(
         id="conflict-marker", title="Merge conflict marker", severity="error", category="bug",
         rationale="Conflict markers break the file for every reader and parser.")),
+    WideEncodingRule(RuleInfo(
+        id="wide-encoding", title="Code saved as UTF-16 or UTF-32", severity="warning",
+        category="security",
+        rationale="What a diff shows as binary is reviewed by nobody, and still runs.")),
     UntrackedTodoRule(RuleInfo(
         id="todo-without-issue", title="TODO without an issue reference", severity="info",
         category="maintainability",

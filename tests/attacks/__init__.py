@@ -200,6 +200,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "newer syntax": q("newer_syntax_test.py", "change", None, REFUSED),
     # repo/git.py / diff/parse.py: attributes that make a file binary for git.
     "git attributes": q("attributes_test.py", "change", None, REFUSED),
+    # rules/hygiene.py: code saved as UTF-16 or UTF-32 shows as binary to every reader.
+    "code saved in a wide encoding":
+        q("attributes_test.py::test_code_saved_as_utf16_is_said", "change", None, REFUSED),
     # rules/suppressions.py: a suppression counts in a comment of the file's language, on the
     # line a finding starts on; the change's when that line is added, the base's only for a
     # finding none of whose lines the change added.
