@@ -10,6 +10,7 @@ from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 
 _MARKER = re.compile(r"^(<{7}|>{7}|\|{7})(\s|$)")
 _SEPARATOR = re.compile(r"^={7}$")
+_WIDE = re.compile("(?:[^\0]\0){8}|(?:[^\0]\0{3}){4}")
 _TODO = re.compile(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
 # An issue number (#12, PROJ-12), a link, or an owner: the TODO is tracked somewhere.
 _TRACKED = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
@@ -41,13 +42,13 @@ class WideEncodingRule(RuleBase, frozen=True):
         return bool(change.added) and change.language not in ("binary",)
 
     def check(self, change: FileChange) -> Iterator[Hit]:
-        texts = change.added_by_line.values()
-        nul = sum(text.count("\0") for text in texts if "\0" in text)
-        # A NUL byte here and there (a test fixture, a sentinel) is no encoding: a quarter of
-        # the added characters is, as ASCII text takes a NUL every second (UTF-16) or three
-        # of every four bytes (UTF-32).
-        if nul and nul * 4 >= sum(len(text) for text in texts):
-            yield Hit(rule_id=self.id, line=min(change.added_by_line),
+        # A NUL byte here and there (a test fixture, a sentinel) is no encoding; eight
+        # characters in a row each with a NUL byte (UTF-16) or three (UTF-32) are, and any line
+        # of code has them however much else the file holds (CJK text has no NUL byte).
+        line = next((number for number, text in change.added_by_line.items()
+                     if "\0" in text and _WIDE.search(text)), None)
+        if line is not None:
+            yield Hit(rule_id=self.id, line=line,
                       message=("The file is saved as UTF-16 or UTF-32: diffs show it as "
                                "binary and the rules cannot read its lines, but a browser, "
                                "PowerShell or a compiler runs it as code. What it adds is "

@@ -240,6 +240,9 @@ EVAL = "const x = eval(location.hash);\nvar y = 1;\n"
     ("web/a.js", EVAL.encode("utf-16-be"), [("wide-encoding", "warning", 1)]),
     ("web/a.html", f"<script>{EVAL}</script>\n".encode("utf-32"),
      [("wide-encoding", "warning", 1)]),
+    # Text without a NUL byte (CJK) on top does not dilute the code's lines under it.
+    ("web/a.js", ("// " + "\u4e01" * 3000 + "\n" + EVAL).encode("utf-16-le"),
+     [("wide-encoding", "warning", 2)]),
     # Near misses: the script as UTF-8, a NUL byte in a comment, an image.
     ("web/a.js", EVAL.encode(), [("js.eval", "warning", 1)]),
     ("web/a.js", ("// \0\n" + EVAL).encode(), [("js.eval", "warning", 2)]),
