@@ -201,6 +201,10 @@ QUIETENINGS: dict[str, Quietening] = {
     # repo/git.py / diff/parse.py: attributes that make a file binary for git.
     "git attributes": q("attributes_test.py", "change", None, REFUSED),
     # rules/hygiene.py: code saved as UTF-16 or UTF-32 shows as binary to every reader.
+    # repo/source.py: a file named as code with a NUL byte is read whole by the rules.
+    "a NUL byte that made a file read line by line":
+        q("comment_shapes_test.py::test_a_nul_byte_does_not_make_the_file_unreadable_whole",
+          "change", None, REFUSED),
     "code saved in a wide encoding":
         q("attributes_test.py::test_code_saved_as_utf16_is_said", "change", None, REFUSED),
     # rules/suppressions.py: a suppression counts in a comment of the file's language, on the

@@ -1,11 +1,17 @@
 """The change's author writes what a line pattern could take for a comment where the language
-has none: a `#` inside a shell word (a URL's fragment) or a quoted one. The rule reads the
-line as the shell does, and a real comment still ends the code."""
+has none: a `#` inside a shell word (a URL's fragment) or a quoted one; or makes the file
+unreadable whole (a NUL byte), so that a line read alone shows a comment its file does not
+have. The rule reads the line as the shell does, the file is read whole as its language
+reads it, and a real comment still ends the code."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from reviewbot.cli import main
+from tests.conftest import GitFixture
 from tests.rules.conftest import review
 
 PIPE = ("shell.curl-pipe-shell", "warning")
@@ -34,3 +40,34 @@ def test_a_hash_inside_a_word_is_no_comment(path: str, code: str,
     assert [(f.rule_id, f.severity) for f in result.findings
             if f.rule_id == PIPE[0]] == expected
     assert result.quieted == ()
+
+
+JS = 'const cp = require("child_process");\nfunction f(host) {\n%s}\n'
+
+
+@pytest.mark.parametrize(("body", "found", "quieted"), [
+    # A call over two lines, and a command built in a variable: read from the whole file.
+    ('  cp.exec(\n    "ssh " + host);\n', [("js.command-injection", 3)], []),
+    ('  const c = "ssh " + host;\n  cp.exec(c);\n', [("js.command-injection", 4)], []),
+    # Line 4 closes one template literal and opens another: read alone, `//` would start a
+    # comment; in the file it is inside the second template.
+    ('  const s = `a\nb`; cp.exec("ssh " + host + ` // reviewbot: ignore\n  -v`);\n',
+     [("js.command-injection", 4)], []),
+    # Near miss: a real comment on the line still suppresses, and is counted.
+    ('  cp.exec("ssh " + host);  // reviewbot: ignore[js.command-injection]\n', [],
+     [("js.command-injection", "suppression", "change")]),
+])
+def test_a_nul_byte_does_not_make_the_file_unreadable_whole(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str], body: str,
+        found: list[tuple[str, int]], quieted: list[tuple[str, str, str]]) -> None:
+    """A NUL byte in a comment (node runs the rest) made the rules read a JavaScript file
+    line by line: a call split over lines went unseen, and a line read alone showed a
+    comment inside a string. The file is read whole, as its language reads it."""
+    repo.commit("base")
+    repo.write("web/a.js", "// \0\n" + JS % body)
+    repo.stage()
+    main(["--repo", str(repo.root), "--offline", "--mode", "staged", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert [(f["rule_id"], f["start_line"] - 1) for f in doc["findings"]] == found
+    assert [(q["finding"]["rule_id"], q["kind"], q["decided_by"])
+            for q in doc["quieted"]] == quieted
