@@ -87,8 +87,10 @@ class PatternRule(RuleBase, frozen=True):
                  if change.tags & self.skip_tags else None)
         found: dict[int, tuple[Variant, int | None]] = {}
         for number, text in change.pattern_lines.items():
-            if number not in change.comment_lines \
-                    and (variant := self.first_match(text)) is not None:
+            # A line that only starts like a comment is asked of the language's tokens, and
+            # only when it matches: what matches in a comment is rare, lexing a file is not.
+            if (variant := self.first_match(text)) is not None \
+                    and not change.is_comment(number):
                 found[number] = (variant, None)
         for view in views(change, self.calls):
             variant = self.first_match(view.text)

