@@ -20,8 +20,9 @@ By who attacks:
   through git attributes: tests/attacks/attributes_test.py; through a `#` a line
   pattern could take for a comment: tests/attacks/comment_shapes_test.py;
   through newer syntax: tests/attacks/newer_syntax_test.py; through the config and the
-  output folder: tests/cli_test.py, tests/config_test.py and
-  tests/github/config_at_base_test.py (where their fixtures are);
+  output folder: tests/cli_test.py, tests/config_test.py,
+  tests/github/config_at_base_test.py (where their fixtures are) and, for the config the
+  hook reads from the work tree, tests/attacks/config_edits_test.py;
 - a commenter, another bot and the model, on a pull request: tests/github/hostile_test.py;
 - the merge request's author and the model, on GitLab (quick actions, references, resolved
   threads): tests/gitlab/hostile_test.py;
@@ -317,6 +318,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a config the change edits, in the hook":
         q("../rules/quieted_test.py::test_the_hook_reads_a_config_the_change_edits_as_the_"
           "changes_word", "change", "config"),
+    "a config the work tree holds unstaged or untracked, in the hook":
+        q("config_edits_test.py::test_a_config_the_work_tree_holds_is_the_changes_unless_head_"
+          "has_it", "change", "ignore"),
     "an ignore glob over a name the change chooses":
         q("quietenings_test.py::test_a_base_ignore_glob_over_a_new_name_is_named_and_"
           "secrets_are_still_checked", "base", "ignore", f"{RECORDED}; {FILE}"),
