@@ -1,8 +1,9 @@
 """What quietenings removed or lowered, said the same way in every summary: the terminal,
 `--format markdown` (the job summary), and the pull or merge request's summary comment.
 
-First every suppression the change adds on an error-level finding, with its file and line
-(what a reviewer must not miss); then the counts by who decided (the change, the base, you)
+First every error-level finding the change itself keeps from being reported (a suppression
+it adds, a config it edits in the hook), with its file and line (what a reviewer must not
+miss); then the counts by who decided (the change, the base, you)
 and by kind; then each new file the rules read for secrets only. Every finding behind the
 counts is in the JSON report (`quieted`) and in SARIF as a suppressed result.
 """
@@ -33,8 +34,9 @@ NAMED = 50
 
 
 def said_first(report: RunReport) -> list[Quieted]:
-    """The suppressions the change adds on error-level findings: named before anything."""
-    return [q for q in report.quieted if q.decided_by == "change" and q.kind in SUPPRESSIONS
+    """The error-level findings the change itself keeps from being reported (a suppression
+    it adds, a config it edits): named before anything."""
+    return [q for q in report.quieted if q.decided_by == "change" and q.given is None
             and q.finding.severity == "error"]
 
 

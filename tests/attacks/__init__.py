@@ -318,6 +318,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a config the change edits, in the hook":
         q("../rules/quieted_test.py::test_the_hook_reads_a_config_the_change_edits_as_the_"
           "changes_word", "change", "config"),
+    "an error the change's own config quietens, said first":
+        q("config_edits_test.py::test_an_error_the_changes_config_quietens_is_said_first",
+          "change", "config"),
     "a config the work tree holds unstaged or untracked, in the hook":
         q("config_edits_test.py::test_a_config_the_work_tree_holds_is_the_changes_unless_head_"
           "has_it", "change", "ignore"),

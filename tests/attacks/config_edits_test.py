@@ -44,3 +44,24 @@ def test_a_config_the_work_tree_holds_is_the_changes_unless_head_has_it(
     assert doc["findings"] == []
     assert [(q["finding"]["rule_id"], q["kind"], q["decided_by"]) for q in doc["quieted"]] == [
         ("python.shell-injection", "ignore", decided_by)]
+
+
+def test_an_error_the_changes_config_quietens_is_said_first(
+        repo: GitFixture, capsys: pytest.CaptureFixture[str]) -> None:
+    """Like a suppression the change adds, an error its own config keeps from being reported
+    is named first, with its file and line; the base's is counted only."""
+    repo.commit("base")
+    repo.write("app/h.py", INJECTION)
+    repo.stage()
+    repo.write(".reviewbot.toml", '[rules]\n"python.shell-injection" = "off"\n')
+    assert main(["--repo", str(repo.root), "--offline", "--mode", "staged"]) == 0
+    out = capsys.readouterr().out
+    assert "quietened by the change: app/h.py:5 error python.shell-injection (a rule " \
+           "setting" in out
+    repo.commit("config")
+    repo.write("app/g.py", INJECTION)
+    repo.stage()
+    assert main(["--repo", str(repo.root), "--offline", "--mode", "staged"]) == 0
+    out = capsys.readouterr().out
+    assert "quietened by the change" not in out
+    assert "quietened: 1 by the base (a rule setting: 1 not reported)" in out
