@@ -33,11 +33,16 @@ SUPPRESSIONS = frozenset({"suppression", "nosec", "allowlist"})
 NAMED = 50
 
 
+# What the change chooses to quieten: a comment it adds, a setting its config makes (a
+# placeholder or an encrypted value is what the line's value is, not a choice).
+_CHOSEN = SUPPRESSIONS | {"config", "ignore"}
+
+
 def said_first(report: RunReport) -> list[Quieted]:
     """The error-level findings the change itself keeps from being reported (a suppression
     it adds, a config it edits): named before anything."""
-    return [q for q in report.quieted if q.decided_by == "change" and q.given is None
-            and q.finding.severity == "error"]
+    return [q for q in report.quieted if q.decided_by == "change" and q.kind in _CHOSEN
+            and q.given is None and q.finding.severity == "error"]
 
 
 # Files the line-pattern rules read only in part (the long lines of a file the base holds
