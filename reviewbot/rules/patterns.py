@@ -203,22 +203,60 @@ RULES = (
     _rule("js.eval", "eval or new Function", "warning", "security", JS, (
         _v(r"(?:^|[^\w.$])eval\s*\(|\b(?:window|globalThis|self)\s*\.\s*eval\s*\(", None,
            "`eval` runs a string as code."),
-        _v(r"\bnew\s+Function\s*\(", None, "`new Function` compiles a string into code."),
+        _v(r"(?:^|[^\w.$])(?:new\s+)?Function\s*\(\s*[^\s)]", None,
+           "`Function` compiles a string into code, with `new` or without."),
+        _v(r"\(\s*0\s*,\s*eval\s*\)|\[\s*['\"]eval['\"]\s*\]\s*\(", None,
+           "An indirect `eval` runs a string as code in the global scope."),
+        _v(r"\bset(?:Timeout|Interval)\s*\(\s*(?:['\"`]|[\w$.]+\s*\+)", None,
+           "A timer given a string compiles it as code, as `eval` does."),
+        _v(r"\bvm\s*\.\s*(?:runIn(?:New|This)?Context|compileFunction)\s*\(|"
+           r"\bnew\s+vm\.Script\s*\(", None,
+           "`vm` compiles a string into code, and its context is no security boundary."),
     ), "Parse data with JSON.parse; dispatch on values instead of building code.",
         "Code built from strings runs whatever the string says.",
-        calls=frozenset({"eval", "Function"})),
+        calls=frozenset({"eval", "Function", "setTimeout", "setInterval", "runInNewContext",
+                         "runInThisContext", "runInContext", "compileFunction", "Script"})),
     _rule("js.command-injection", "Shell command built from a template", "error", "security",
           JS, (
-        _v(r"\b(exec|execSync)\s*\(\s*`[^`]*\$\{", None,
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*`[^`]*\$\{", None,
            "A shell command is built with a template literal: input in it can run commands."),
-        _v(r"\b(exec|execSync)\s*\(\s*('[^'\"]*'|\"[^'\"]*\")\s*\+", None,
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*('[^'\"]*'|\"[^'\"]*\")\s*\+", None,
            "A shell command is built by concatenation: input in it can run commands."),
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*\[[^\]]*[^\s'\"\],][^\]]*\]\s*\.\s*join\(",
+           None, "A shell command is joined from a list with values in it: input in it can "
+                 "run commands."),
+        _v(r"\b(spawn|spawnSync|execFile|execFileSync)\s*\(\s*(`[^`]*\$\{|('[^']*'|\"[^\"]*\")"
+           r"\s*\+)[^;]*\bshell\s*:\s*(true|1|['\"]/)", None,
+           "A command built from values is run with `shell: true`: input in it can run "
+           "commands."),
+        _v(r"\b(spawn|spawnSync|execFile|execFileSync)\s*\(\s*['\"](/usr)?(/bin/)?(ba|z|da)?sh"
+           r"['\"]\s*,\s*\[\s*['\"]-\w*c['\"]\s*,\s*(`[^`]*\$\{|('[^']*'|\"[^\"]*\")"
+           r"\s*\+)", None,
+           "A command built from values is run through `sh -c`: input in it can run "
+           "commands."),
     ), "Use execFile/spawn with an argument array instead of a shell string.",
         "child_process.exec passes its string to a shell.",
-        calls=frozenset({"exec", "execSync"})),
+        calls=frozenset({"exec", "execSync", "spawn", "spawnSync", "execFile",
+                         "execFileSync"})),
+    _rule("js.sql-injection", "SQL built from a template or by concatenation", "error",
+          "security", JS, (
+        _v(r"\.\s*(query|execute|raw|prepare|unsafe|\$queryRawUnsafe|\$executeRawUnsafe)\s*"
+           r"(?:\?\.)?\s*\(\s*(`[^`]*\b(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^`]*\$\{|"
+           r"`[^`]*\$\{[^`]*\b(?:SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|SET|VALUES)\b|"
+           r"'\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^']*'\s*\+|"
+           r"\"\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^\"]*\"\s*\+)", None,
+           "A query built from a template or by concatenation is run: values can change "
+           "the query.", re.IGNORECASE),
+    ), "Pass values as parameters (`db.query('... WHERE id = $1', [id])`, a tagged "
+       "`sql` template, Prisma's `$queryRaw` tag).",
+        "SQL built from values lets them change the query.",
+        calls=frozenset({"query", "execute", "raw", "prepare", "unsafe", "$queryRawUnsafe",
+                         "$executeRawUnsafe"})),
     _rule("js.inner-html", "HTML injected without escaping", "warning", "security", JS, (
-        _v(r"\.(innerHTML|outerHTML)\s*\+?=(?:[^=]|$)", None,
+        _v(r"(?:\.|\[\s*['\"`])(innerHTML|outerHTML)(?:['\"`]\s*\])?\s*\+?=(?:[^=]|$)", None,
            "Assigning to innerHTML/outerHTML parses the value as HTML (XSS if it holds input)."),
+        _v(r"\bcreateContextualFragment\s*\(\s*[^\s)'\"`]", None,
+           "createContextualFragment parses its string as HTML, scripts included."),
         _v(r"\binsertAdjacentHTML\s*\(|\bdocument\.write(ln)?\s*\(", None,
            "This writes raw HTML into the page (XSS if it holds input)."),
         _v(r"dangerouslySetInnerHTML", None,
@@ -226,7 +264,8 @@ RULES = (
         _v(r"\bv-html\s*=", None, "v-html renders raw HTML (XSS if it holds input)."),
     ), "Set textContent, or sanitise with DOMPurify before inserting HTML.",
         "Raw HTML from input is cross-site scripting.",
-        calls=frozenset({"insertAdjacentHTML", "write", "writeln"}),
+        calls=frozenset({"insertAdjacentHTML", "write", "writeln",
+                         "createContextualFragment"}),
         unless=r"\.(innerHTML|outerHTML)\s*=\s*(''|\"\"|``)\s*;?\s*$"),
     _rule("template.unescaped", "Template output without escaping", "warning", "security",
           frozenset({"html"}), (
@@ -242,7 +281,7 @@ RULES = (
           JS | SHELLISH, (
         _v(r"rejectUnauthorized\s*:\s*false", None,
            "rejectUnauthorized: false accepts any certificate."),
-        _v(r"NODE_TLS_REJECT_UNAUTHORIZED['\"]?\s*[=:]\s*['\"]?0", None,
+        _v(r"NODE_TLS_REJECT_UNAUTHORIZED['\"]?\s*\]?\s*[=:]\s*['\"]?0", None,
            "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks for the process."),
     ), "Keep verification on; add a private CA with the `ca` option or NODE_EXTRA_CA_CERTS.",
         "Without certificate checks TLS protects against nobody.", calls=_CLIENTS),
