@@ -398,8 +398,10 @@ _RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sq
                       "read_sql", "read_sql_query", "mogrify", "raw"})
 # Django's raw fragments: SQL by definition, keywords or not.
 _FRAGMENTS = frozenset({"extra", "RawSQL"})
-# Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
-_WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
+# Calls that wrap SQL (or run it under a generic name: asyncpg's `fetch*`, databases'
+# `fetch_*`): only with SQL text in sight.
+_WRAPPERS = frozenset({"text", "exec", "literal_column", "query", "fetch", "fetchrow",
+                       "fetchval", "fetch_all", "fetch_one", "fetch_val"}) | _FRAGMENTS
 # A quoted placeholder used as a value in SQL (`WHERE name = '%s'`: compared, matched,
 # listed or inserted; not prose such as "on platform '%s'") is only ever filled by string
 # formatting: a database driver's parameters are never quoted.
