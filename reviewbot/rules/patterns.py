@@ -209,7 +209,8 @@ RULES = (
            "An indirect `eval` runs a string as code in the global scope."),
         _v(r"\bset(?:Timeout|Interval)\s*\(\s*(?:['\"`]|[\w$.]+\s*\+)", None,
            "A timer given a string compiles it as code, as `eval` does."),
-        _v(r"\bvm\s*\.\s*(?:runIn(?:New|This)?Context|compileFunction)\s*\(|"
+        _v(r"(?:\bvm|\brequire\(\s*['\"](?:node:)?vm['\"]\s*\))\s*\.\s*(?:runIn(?:New|This)?"
+           r"Context|compileFunction)\s*\(|\brunIn(?:New|This)Context\s*\(|"
            r"\bnew\s+vm\.Script\s*\(", None,
            "`vm` compiles a string into code, and its context is no security boundary."),
     ), "Parse data with JSON.parse; dispatch on values instead of building code.",
