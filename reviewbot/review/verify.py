@@ -9,8 +9,9 @@ those lines (every name it quotes is on them), is kept where the model numbered 
 model was shown those lines numbered, and a small model misquotes code it read rightly;
 its evidence becomes the code really there. What fails is dropped and counted (the agent
 tells the model at once, in the answer to `record_finding`). So is a finding whose own words
-say the code is fine ("does not affect", "no issue"): a small model asked for defects files
-its reading of a clean change as one.
+say the code is fine ("does not affect", "no issue"), or whose title is about what no review
+reports (a docstring, naming, formatting): a small model asked for defects files its reading
+of a clean change as one.
 
 Then duplicates merge: two model findings at the same place with the same meaning, or a
 model finding that restates a rule finding (the rule finding stays).
@@ -66,17 +67,27 @@ _DISMISSES = re.compile(
     r"|works as (?:expected|intended))\b", re.IGNORECASE)
 
 
+# What a finding's title names when it is about what the prompts exclude (a docstring,
+# naming, formatting): no defect, whatever the text goes on to claim ("missing docstring ...
+# which is a security hole").
+_OFF_TOPIC = re.compile(r"\b(?:docstrings?|documentation|type hints?|naming|formatting"
+                        r"|readability|code style|typos?)\b", re.IGNORECASE)
+
+
 def dismisses(finding: RecordedFinding) -> bool:
-    """Whether a finding's own title or text says the code it names is fine."""
-    return bool(_DISMISSES.search(f"{finding.title}\n{finding.message}"))
+    """Whether a finding's own title or text says the code it names is fine, or its title
+    is about what no review reports."""
+    return bool(_DISMISSES.search(f"{finding.title}\n{finding.message}")
+                or _OFF_TOPIC.search(finding.title))
 
 
 def check(finding: RecordedFinding, index: DiffIndex, read: ReadText) -> Verdict:
     """Whether a finding stands, where it stands, and if not, a reason the model can act on."""
     path = finding.file_path
     if dismisses(finding):
-        return Verdict(finding, False, "the finding says the code is fine; record defects "
-                                       "only, and none when the change has none")
+        return Verdict(finding, False, "the finding names no defect (it says the code is "
+                                       "fine, or it is about docstrings, naming or style); "
+                                       "record defects only, and none when there are none")
     if not index.has_file(path):
         changed = ", ".join(index.files()[:20])
         return Verdict(finding, False, f"{path} is not part of this change; findings must be "

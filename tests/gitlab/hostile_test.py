@@ -47,8 +47,8 @@ def test_a_models_words_cannot_run_a_quick_action(
     """A finding's message or fix, or the change's overview (a model's words, written as the
     merge request asked) cannot put `/merge`, `/approve` or `/assign` at the start of a line
     of a note, in prose or in quoted code: GitLab would run them as reviewbot's token user."""
-    hostile = f"Looks fine.\n{COMMANDS}\n\n````\n```\n{COMMANDS}\n````"
-    # The overview opens a line of the summary: `/merge Looks fine.` would run.
+    hostile = f"Check the caller.\n{COMMANDS}\n\n````\n```\n{COMMANDS}\n````"
+    # The overview opens a line of the summary: `/merge Check the caller.` would run.
     scripted_model(fake_openai, monkeypatch, overview=f"/merge {hostile}",
                    finding=model_finding(hostile, title=COMMANDS))
     reviewed_with_model(pipeline)

@@ -118,12 +118,15 @@ def test_a_misquote_that_names_nothing_there_or_outside_the_added_lines_is_refus
     ("a new test function", "The addition of a new test does not affect the existing code."),
     ("Rename", "This is not an issue; no change is needed."),
     ("Default value", "The code looks correct and works as expected."),
+    ("missing docstring", "The function has no docstring, which is a security hole."),
+    ("A new function is added without any documentation.", "It is hard to use."),
+    ("Inconsistent naming", "The helper's name differs from its siblings'."),
 ])
 def test_a_finding_that_says_the_code_is_fine_is_dropped(title: str, message: str) -> None:
     """A small model asked for defects files its reading of a clean change as one (seen on
     the peer bench's clean test and config changes): its own words drop it."""
     verdict = check(recorded(title=title, message=message), INDEX, read)
-    assert not verdict.ok and "says the code is fine" in verdict.reason
+    assert not verdict.ok and "names no defect" in verdict.reason
 
 
 @pytest.mark.parametrize("message", [
@@ -133,3 +136,5 @@ def test_a_finding_that_says_the_code_is_fine_is_dropped(title: str, message: st
 ])
 def test_a_defect_in_plain_words_stands(message: str) -> None:
     assert check(recorded(message=message), INDEX, read).ok
+    # A defect's text may mention a docstring; only the title says what the finding is about.
+    assert check(recorded(message=message + " The docstring says otherwise."), INDEX, read).ok
