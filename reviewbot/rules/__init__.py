@@ -20,6 +20,7 @@ from reviewbot.rules import (
     patterns,
     python_ast,
     python_injection,
+    python_tls,
     removed_guards,
     scanners,
     secrets,
@@ -56,7 +57,7 @@ from reviewbot.schema import (
 )
 
 _ALL: tuple[Rule, ...] = (
-    *secrets.RULES, *python_ast.RULES, *python_injection.RULES, *patterns.RULES,
+    *secrets.RULES, *python_ast.RULES, *python_tls.RULES, *python_injection.RULES, *patterns.RULES,
     *workflows.RULES, *hygiene.RULES, *removed_guards.RULES, *scanners.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.

@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from reviewbot.code.python_walk import children, statements, walk
+from reviewbot.code.python_walk import children, own_nodes, statements, walk
 from reviewbot.rules.python_guards import (
     Check,
     Facts,
@@ -281,6 +281,7 @@ def _statements(body: list[ast.stmt], conditional: bool,
 
 def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
           guards: Guards = ()) -> None:
+    _bind_inline(flow, statement, qualified, conditional)
     note(flow, statement, guards, qualified)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
@@ -302,13 +303,39 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
                         conditional)
 
 
+def _bind_inline(flow: Flow, statement: ast.stmt, qualified: NameOf,
+                 conditional: bool) -> None:
+    """Names a statement binds inside its expressions, before the statement's check reads
+    them: a walrus (`if (cmd := f"ping {host}"):`) is an assignment, and a comprehension's
+    target holds what its loop runs over (`[os.system(c) for c in commands]`), as a `for`
+    loop's does."""
+    for node in own_nodes(statement):
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            _assign(flow, node.target.id, node.value, qualified, conditional)
+        elif isinstance(node, ast.comprehension) and source_of(node.iter, flow, qualified):
+            for name, _part in _unpacked([node.target], node.iter):
+                _bind(flow, name, node.iter, qualified, True)
+
+
+def field_key(node: ast.AST) -> str | None:
+    """The name a value is held under in a function: a local name, or a field of the
+    object the method runs on (`self.cmd`), followed as a name within that method."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
 def _unpacked(targets: list[ast.expr], value: ast.expr) -> list[tuple[str, ast.expr]]:
     """Each name a statement assigns, with the part of the value it gets: `a, b = x, y`
     pairs them; `a, b = value` gives each the whole value (it holds some of it)."""
     found: list[tuple[str, ast.expr]] = []
     for target in targets:
-        if isinstance(target, ast.Name):
-            found.append((target.id, value))
+        key = field_key(target)
+        if key is not None:
+            found.append((key, value))
         elif isinstance(target, ast.Tuple | ast.List):
             parts = value.elts if isinstance(value, ast.Tuple | ast.List) else []
             paired = len(parts) == len(target.elts) \
@@ -439,6 +466,8 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf,
         return "request" if incoming else None
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
+        if dotted in flow.tainted:
+            return flow.source(dotted, kind)
         if flow.outgoing and dotted.startswith("request."):
             return flow.tainted.get("request")  # the program's own request: a parameter
         if dotted.startswith(_REQUEST_ROOTS) or (

@@ -45,6 +45,7 @@ from reviewbot.rules.python_flow import (
     Flow,
     SinkKind,
     Source,
+    field_key,
     formatted_for,
     is_formatted,
     literal_text,
@@ -84,8 +85,9 @@ def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr,
     """The value as a sink of this kind sees it: a sanitiser of another kind stops nothing."""
     flow = parsed.flow.at(call)
     value = arg
-    if isinstance(arg, ast.Name):
-        before = flow.assignments_before(arg.id, call.lineno)
+    key = field_key(arg)
+    if key is not None:
+        before = flow.assignments_before(key, call.lineno)
         if before and (is_formatted(before[0]) or string_kind(before[0]) == "constant"):
             value = before[0]
     source = source_of(arg, flow, parsed.flow.name_of, kind)
@@ -104,7 +106,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
     """The assignments before `line` of the names in `arg` that carry input or formatting,
     followed back through the names they use."""
     found: list[ast.expr] = []
-    pending = [(n.id, line) for n in walk(arg) if isinstance(n, ast.Name)]
+    pending = [(key, line) for key in _keys(arg)]
     seen: set[tuple[str, int]] = set()
     while pending and len(found) < _MAX_CHAIN:
         name, before = pending.pop(0)
@@ -114,9 +116,13 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
         for value in flow.assignments_before(name, before):
             if is_formatted(value) or source_of(value, flow, parsed.flow.name_of, kind):
                 found.append(value)
-                pending += [(n.id, value.lineno) for n in walk(value)
-                            if isinstance(n, ast.Name)]
+                pending += [(key, value.lineno) for key in _keys(value)]
     return tuple(found[:_MAX_CHAIN])
+
+
+def _keys(expr: ast.expr) -> list[str]:
+    """The names and `self.` fields an expression reads."""
+    return [key for n in walk(expr) if (key := field_key(n)) is not None]
 
 
 def _report(parsed: PythonFile, use: Use, severity: Severity | None, message: str,
@@ -392,8 +398,10 @@ _RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sq
                       "read_sql", "read_sql_query", "mogrify", "raw"})
 # Django's raw fragments: SQL by definition, keywords or not.
 _FRAGMENTS = frozenset({"extra", "RawSQL"})
-# Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
-_WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
+# Calls that wrap SQL (or run it under a generic name: asyncpg's `fetch*`, databases'
+# `fetch_*`): only with SQL text in sight.
+_WRAPPERS = frozenset({"text", "exec", "literal_column", "query", "fetch", "fetchrow",
+                       "fetchval", "fetch_all", "fetch_one", "fetch_val"}) | _FRAGMENTS
 # A quoted placeholder used as a value in SQL (`WHERE name = '%s'`: compared, matched,
 # listed or inserted; not prose such as "on platform '%s'") is only ever filled by string
 # formatting: a database driver's parameters are never quoted.
@@ -995,11 +1003,14 @@ def _dot_dot_removal(parsed: PythonFile) -> Iterator[Report]:
 
 
 def _unsafe_extraction(parsed: PythonFile) -> Iterator[Report]:
-    if "tarfile" not in {alias.split(".")[0] for alias in parsed.aliases.values()}:
+    modules = {alias.split(".")[0] for alias in parsed.aliases.values()}
+    if not modules & {"tarfile", "shutil"}:
         return
-    for call, _name in parsed.calls:
-        if (isinstance(call.func, ast.Attribute) and call.func.attr in ("extractall", "extract")
-                and not any(k.arg in ("filter", "members") for k in call.keywords)):
+    for call, name in parsed.calls:
+        # `shutil.unpack_archive` extracts a tar archive with tarfile, filter or not.
+        unpacks = name == "shutil.unpack_archive" or ("tarfile" in modules and isinstance(
+            call.func, ast.Attribute) and call.func.attr in ("extractall", "extract"))
+        if unpacks and not any(k.arg in ("filter", "members") for k in call.keywords):
             yield (call, "warning", "Extracting a tar archive without a filter writes wherever "
                                     "its members say: `../`, absolute paths and links escape "
                                     "the target folder.",
