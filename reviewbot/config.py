@@ -119,6 +119,9 @@ class Config(msgspec.Struct, frozen=True):
     # whether it was read at the base (else from the work tree): who decided its policy.
     repository_file: str | None = None
     repository_at_base: bool = False
+    # Read from the work tree, whether it differs from the hook's base (HEAD): an untracked,
+    # unstaged or staged edit is the change's word, never the base's.
+    repository_edited: bool = False
     # What the user should hear about the files (one ignored for another).
     notes: tuple[str, ...] = ()
 

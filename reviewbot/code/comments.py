@@ -42,6 +42,9 @@ _PYGMENTS: dict[str, str] = {
     "dockerfile": "bash", "make": "make", "groovy": "groovy", "ruby": "ruby", "php": "php",
     "kotlin": "kotlin", "scala": "scala", "csharp": "csharp", "swift": "swift", "c": "c",
     "cpp": "cpp", "json": "json",
+    # For a file its tree-sitter grammar fails on (`_tree_sitter`).
+    "python": "python", "javascript": "javascript", "typescript": "typescript", "go": "go",
+    "java": "java", "rust": "rust",
 }
 _SHELL_LIKE = "bash"
 # An HTML comment in Markdown's prose (Pygments reads it as text).
@@ -71,7 +74,15 @@ def _tree_sitter(text: str, language: str) -> dict[int, str]:
         line = bisect.bisect_left(breaks, node.start_byte) + 1
         for offset, part in enumerate(piece.split("\n")):
             found.setdefault(line + offset, []).append(part)
-    return {line: " ".join(parts) for line, parts in found.items()}
+    comments = {line: " ".join(parts) for line, parts in found.items()}
+    if not root.has_error or not comments:
+        return comments
+    # A grammar that fails on the file may misplace its comments (tree-sitter-java reads a
+    # text block's line that starts with `//` as one): a comment counts only where the
+    # language's regular-expression lexer reads the same one.
+    other = _pygments(text, language) if len(text) <= MAX_LEXED_CHARS else {}
+    return {line: comment for line, comment in comments.items()
+            if "".join(other.get(line, "").split()) == "".join(comment.split())}
 
 
 def _comments(root: Node) -> Iterator[Node]:

@@ -43,6 +43,16 @@ def detect_language(path: str) -> str:
     return _BY_SUFFIX.get(pure.suffix.lower(), "text")
 
 
+# Not code by name: what an unknown suffix gets (an image, an archive), and data.
+_NOT_CODE = frozenset({"text", "csv", "json", "xml", "protobuf"})
+
+
+def named_as_code(path: str) -> bool:
+    """Whether a file's name makes it code, to be read as text whatever its bytes: a NUL
+    byte in a comment does not stop node or bash from running the rest, so it must not stop
+    the rules."""
+    return detect_language(path) not in _NOT_CODE
+
 # `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env -S node --flag`: the program.
 _SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?P<program>[A-Za-z]+)")
 _BY_PROGRAM: dict[str, str] = {

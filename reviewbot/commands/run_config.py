@@ -39,9 +39,22 @@ def config_for(repo: GitRepo, request: ChangeRequest, args: argparse.Namespace,
         reader = _tree_reader(repo, base, f"{wanted} (the base)")
     config = load_config(repo.root, RULES.keys(), read_repo_file=reader,
                          revision=f"{wanted} (the base)", repo_config=args.config)
+    if reader is None and config.repository_file is not None:
+        from msgspec.structs import replace
+
+        config = replace(config, repository_edited=_edited(repo, config.repository_file))
     for note in config.notes:
         events.notice(note)
     return config
+
+
+def _edited(repo: GitRepo, path: str) -> bool:
+    """Whether the work tree's copy of the repository's config is not what HEAD holds (the
+    hook's base): untracked, or edited whether staged or not."""
+    try:
+        return repo.show("HEAD", path) != (repo.root / path).read_bytes()
+    except (OSError, GitError):  # no HEAD yet (a first commit): all of it is the change's
+        return True
 
 
 def say_unused_config_edit(repo: GitRepo, base: str, given: Path | None, config: Config,

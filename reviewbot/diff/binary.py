@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
-from reviewbot.code.languages import detect_language
+from reviewbot.code.languages import named_as_code
 from reviewbot.diff.headers import block_paths, split_stanzas
 from reviewbot.repo.git import GitRepo
 
@@ -108,18 +108,8 @@ def text_ones(repo: GitRepo, stanzas: Sequence[BinaryStanza], *,
     found = {s: binary(s.old_id, s.old_path) or binary(s.new_id, s.new_path) for s in stanzas}
     encoded = _encoded(repo, sorted(from_disk)) if any(found.values()) else set()
     return [s for s, is_binary in found.items()
-            if not is_binary or _code(s.new_path)
+            if not is_binary or named_as_code(s.new_path)
             or (s.new_path in encoded and not binary(s.old_id, s.old_path))]
-
-
-# Not code by name: what an unknown suffix gets (an image, an archive), and data.
-_NOT_CODE = frozenset({"text", "csv", "json", "xml", "protobuf"})
-
-
-def _code(path: str) -> bool:
-    """A file named as code is read as text whatever its bytes: a NUL byte in a comment
-    does not stop node or bash from running the rest, so it must not stop the rules."""
-    return detect_language(path) not in _NOT_CODE
 
 
 def _encoded(repo: GitRepo, paths: Sequence[str]) -> set[str]:

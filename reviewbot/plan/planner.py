@@ -41,8 +41,11 @@ BATCH_TOKENS = 3000
 SMALL_CHANGE_UNITS = 12
 SMALL_CHANGE_LINES = 200
 SMALL_CHANGE = "small_change"
-_SKIPPABLE = frozenset({"only_whitespace", "only_comments", "generated", "minified", "vendored",
-                        "lockfile"})
+# What no review call reads when the rules rate it low: no code changed that could hold the
+# bug, security hole or performance trap a review reports (a docstring or prose edit is
+# read for secrets by the rules; a model asked for defects in it invents one).
+_SKIPPABLE = frozenset({"only_whitespace", "only_comments", "only_docs", "generated",
+                        "minified", "vendored", "lockfile"})
 
 SYSTEM_PROMPT = """\
 You plan a code review. For every unit in the planner index (one hunk of a change, \

@@ -17,6 +17,7 @@ from typing import Literal
 
 import msgspec
 
+from reviewbot.code.languages import named_as_code
 from reviewbot.repo.git import GitRepo
 from reviewbot.schema.units import DiffResult
 
@@ -31,8 +32,9 @@ class FileText(msgspec.Struct, frozen=True):
     text: str | None
     size: int = 0
     note: str | None = None
-    # A text file over MAX_FILE_BYTES, for the rules only: a file's size must not hide its
-    # code from them (a long comment would otherwise switch the Python rules off).
+    # A text file over MAX_FILE_BYTES, or a file named as code with a NUL byte, for the rules
+    # only: a file's size or bytes must not hide its code from them (a long comment would
+    # otherwise switch the Python rules off).
     oversize: str | None = None
 
     @property
@@ -181,7 +183,11 @@ def _file_text(path: str, data: bytes | None) -> FileText:
         return FileText(path=path, text=None)
     note = summary_if_unreadable(path, data)
     if note is not None:
-        oversize = None if b"\0" in data[:8192] else data.decode("utf-8", "replace")
+        # The rules read a file named as code whatever its bytes, as the diff does
+        # (diff/binary.py): a NUL byte in a comment must not turn off what reads the file
+        # whole (its calls over several lines, where its comments are).
+        readable = b"\0" not in data[:8192] or named_as_code(path)
+        oversize = data.decode("utf-8", "replace") if readable else None
         return FileText(path=path, text=None, size=len(data), note=note, oversize=oversize)
     return FileText(path=path, text=data.decode("utf-8", "replace"), size=len(data))
 

@@ -1,8 +1,9 @@
 """What quietenings removed or lowered, said the same way in every summary: the terminal,
 `--format markdown` (the job summary), and the pull or merge request's summary comment.
 
-First every suppression the change adds on an error-level finding, with its file and line
-(what a reviewer must not miss); then the counts by who decided (the change, the base, you)
+First every error-level finding the change itself keeps from being reported (a suppression
+it adds, a config it edits in the hook), with its file and line (what a reviewer must not
+miss); then the counts by who decided (the change, the base, you)
 and by kind; then each new file the rules read for secrets only. Every finding behind the
 counts is in the JSON report (`quieted`) and in SARIF as a suppressed result.
 """
@@ -34,10 +35,16 @@ SUPPRESSIONS = frozenset({"suppression", "nosec", "allowlist"})
 NAMED = 50
 
 
+# What the change chooses to quieten: a comment it adds, a setting its config makes (a
+# placeholder or an encrypted value is what the line's value is, not a choice).
+_CHOSEN = SUPPRESSIONS | {"config", "ignore"}
+
+
 def said_first(report: RunReport) -> list[Quieted]:
-    """The suppressions the change adds on error-level findings: named before anything."""
-    return [q for q in report.quieted if q.decided_by == "change" and q.kind in SUPPRESSIONS
-            and q.finding.severity == "error"]
+    """The error-level findings the change itself keeps from being reported (a suppression
+    it adds, a config it edits): named before anything."""
+    return [q for q in report.quieted if q.decided_by == "change" and q.kind in _CHOSEN
+            and q.given is None and q.finding.severity == "error"]
 
 
 # Files the line-pattern rules read only in part (the long lines of a file the base holds

@@ -66,7 +66,8 @@ _DISMISSES = re.compile(
 # What a finding's title names when it is about what the prompts exclude (a docstring,
 # naming, formatting): no defect, whatever the text goes on to claim ("missing docstring ...
 # which is a security hole").
-_OFF_TOPIC = re.compile(r"\b(?:docstrings?|documentation|type hints?|naming|formatting"
+# ("Formatting" alone is no such word: "SQL built by string formatting" is a defect.)
+_OFF_TOPIC = re.compile(r"\b(?:docstrings?|documentation|type hints?|naming|code formatting"
                         r"|readability|code style|typos?)\b", re.IGNORECASE)
 
 

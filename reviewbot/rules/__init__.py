@@ -24,6 +24,7 @@ from reviewbot.rules import (
     python_paths,
     python_shell,
     python_sql,
+    python_tls,
     python_unsafe,
     removed_guards,
     scanners,
@@ -52,8 +53,8 @@ from reviewbot.schema.records import Tag
 from reviewbot.schema.units import HistoryLine, Link, ReviewUnit
 
 _ALL: tuple[Rule, ...] = (
-    *secrets.RULES, *python_unsafe.RULES, *python_shell.RULES, *python_sql.RULES,
-    *python_paths.RULES, *python_html.RULES, *patterns.RULES,
+    *secrets.RULES, *python_unsafe.RULES, *python_tls.RULES, *python_shell.RULES,
+    *python_sql.RULES, *python_paths.RULES, *python_html.RULES, *patterns.RULES,
     *workflows.RULES, *hygiene.RULES, *removed_guards.RULES, *scanners.RULES,
 )
 # Ids are unique (tests/rules/registry_test.py checks it); config addresses rules by id.

@@ -32,6 +32,8 @@ SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
 # line). Only in a file the base already holds minified are such lines passed over
 # (FileChange.minified_at_base): the base decides, never the change's own shape.
 MINIFIED_LINE_CHARS = 1000
+# Languages whose comment lines are the ones their first characters mark (FileChange.is_comment).
+_PREFIX_COMMENTS = frozenset({"yaml"})
 
 
 def is_long(text: str) -> bool:
@@ -290,6 +292,19 @@ class FileChange(msgspec.Struct, dict=True):
                          if flag and line.new_lineno is not None)
         return frozenset(found)
 
+    def is_comment(self, number: int) -> bool:
+        """Whether a new-side line is a comment: one its first characters mark as such
+        (`comment_lines`) that the language's tokens read as a comment too. A line that starts
+        inside a string or a heredoc (`// ${eval(x)}` in a template literal, `#$(curl ...)`
+        in a heredoc) only looks like one. YAML's tokens do not count: a `#` line of a block
+        scalar is the comment of the shell script it holds."""
+        if number not in self.comment_lines:
+            return False
+        if self.new_text is None or self.language in _PREFIX_COMMENTS:
+            return True
+        # The comment tokens on the line, joined, hold all of it but its spacing.
+        return _unspaced(self.line(number)) == _unspaced(self._comments.get(number, ""))
+
     def comment_on(self, number: int) -> str:
         """The text of the comments on a new-side line, read from the language's tokens
         (code/comments.py): a suppression's words in a string are no comment."""
@@ -366,3 +381,7 @@ class FileChange(msgspec.Struct, dict=True):
         if tree is not None and has_bare_cr(text):
             to_git_lines(tree, text)  # the diff's line numbers, not the parser's
         return tree, error
+
+
+def _unspaced(text: str) -> str:
+    return "".join(text.split())

@@ -26,6 +26,7 @@ from reviewbot.rules.guard_text import (
     conjuncts,
     inner_value,
     keeps,
+    never_true,
 )
 from reviewbot.schema.units import DiffLine, Hunk
 
@@ -162,8 +163,9 @@ def _deleted_said(hunk: Hunk, line: DiffLine, head: Head,
         return Said(replacement[0].new_lineno or 0,
                     f"This change replaces the guard `{head.text}` with "
                     f"`{' '.join(replacement[0].text.strip().rstrip(':{').split())}`, which "
-                    "checks only that the value is there: what the guard turned away now gets "
-                    "through.", _KEEP_CHECK)
+                    + ("a false constant decides before any check runs"
+                       if never_true(replacement[1]) else "checks only that the value is there")
+                    + ": what the guard turned away now gets through.", _KEEP_CHECK)
     # The check put back without its exit is no use of the value.
     added = tuple(a for a in added if (again := guard_head(a.text)) is None
                   or again.check != head.check)
@@ -195,8 +197,9 @@ def _still_checked(added: tuple[DiffLine, ...], head: Head, new: NewFile) -> boo
     raises), or as the head of a guard that still exits."""
     call = re.compile(rf"(?<![\w.]){re.escape(head.check)}\(")
     for line in added:
-        if not call.search(line.text):
-            continue
+        test = _condition(line.text)
+        if not call.search(line.text) or (test is not None and never_true(test)):
+            continue  # `if False and not ok(p):` calls the check and never makes it
         again = guard_head(line.text)
         if again is None or again.check != head.check \
                 or body_has_exit(new, line.new_lineno or 0, again):

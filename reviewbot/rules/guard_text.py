@@ -94,5 +94,26 @@ _COMPARED = re.compile(r"(?:==|!=|<=?|>=?|\bin\b)\s*(?!None\b|True\b|False\b|nul
 def checks_something(condition: str) -> bool:
     """Whether an `if` line's condition checks the value: a call, or a comparison with
     something. `if not full:`, `if full is None:`, `if (!name)` check only that a value is
-    there, which every value that reaches a sink passes."""
-    return bool(_CALL.search(condition) or _COMPARED.search(condition))
+    there, which every value that reaches a sink passes; a condition a false constant joins
+    (`if False and not ok(p):`, `if (!ok(p) && 0)`) is never true, whatever it calls."""
+    return bool(_CALL.search(condition) or _COMPARED.search(condition)) \
+        and not never_true(condition)
+
+
+# A constant that is false in Python, JavaScript, Go, Java or C.
+_FALSE = re.compile(r"^\(*\s*(?:False|false|None|null|nil|undefined|0|''|\"\"|not\s+True|"
+                    r"!\s*true|!\s*1)\s*\)*$")
+
+
+def never_true(condition: str) -> bool:
+    """Whether one of the parts an `and`/`&&` joins at the top of the condition is a false
+    constant: the condition is decided before any check in it runs."""
+    parts: list[str] = []
+    depth = start = 0
+    for at, char in enumerate(condition):
+        depth += (char in "([{") - (char in ")]}")
+        if not depth and (split := _AND.match(condition, at)) and at >= start:
+            parts.append(condition[start:at])
+            start = split.end()
+    parts.append(condition[start:])
+    return any(_FALSE.match(part.strip()) for part in parts)

@@ -1,4 +1,5 @@
-"""Language-independent hygiene: merge conflict markers and untracked TODOs."""
+"""Language-independent hygiene: merge conflict markers, code saved in a wide encoding, and
+untracked TODOs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 
 _MARKER = re.compile(r"^(<{7}|>{7}|\|{7})(\s|$)")
 _SEPARATOR = re.compile(r"^={7}$")
+_WIDE = re.compile("(?:[^\0]\0){8}|(?:[^\0]\0{3}){4}")
 _TODO = re.compile(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
 # An issue number (#12, PROJ-12), a link, or an owner: the TODO is tracked somewhere.
 _TRACKED = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
@@ -30,6 +32,30 @@ class ConflictMarkerRule(RuleBase, frozen=True):
                           suggestion="Resolve the conflict and remove the markers.")
 
 
+class WideEncodingRule(RuleBase, frozen=True):
+    """Code saved as UTF-16 or UTF-32: git, the forges and every diff viewer show it as
+    binary (a NUL byte in every character), and reviewbot's rules read NULs between its
+    letters; a browser (by its byte-order mark), PowerShell or a compiler runs it as code.
+    What nobody can read in the diff is said, once a file."""
+
+    def applies_to(self, change: FileChange) -> bool:
+        return bool(change.added) and change.language not in ("binary",)
+
+    def check(self, change: FileChange) -> Iterator[Hit]:
+        # A NUL byte here and there (a test fixture, a sentinel) is no encoding; eight
+        # characters in a row each with a NUL byte (UTF-16) or three (UTF-32) are, and any line
+        # of code has them however much else the file holds (CJK text has no NUL byte).
+        line = next((number for number, text in change.added_by_line.items()
+                     if "\0" in text and _WIDE.search(text)), None)
+        if line is not None:
+            yield Hit(rule_id=self.id, line=line,
+                      message=("The file is saved as UTF-16 or UTF-32: diffs show it as "
+                               "binary and the rules cannot read its lines, but a browser, "
+                               "PowerShell or a compiler runs it as code. What it adds is "
+                               "not reviewed."),
+                      suggestion="Save it as UTF-8, so that its lines can be reviewed.")
+
+
 class UntrackedTodoRule(RuleBase, frozen=True):
     def check(self, change: FileChange) -> Iterator[Hit]:
         # Documentation is not read for TODOs: what it holds is recorded as quietened.
@@ -47,6 +73,10 @@ RULES = (
     ConflictMarkerRule(RuleInfo(
         id="conflict-marker", title="Merge conflict marker", severity="error", category="bug",
         rationale="Conflict markers break the file for every reader and parser.")),
+    WideEncodingRule(RuleInfo(
+        id="wide-encoding", title="Code saved as UTF-16 or UTF-32", severity="warning",
+        category="security",
+        rationale="What a diff shows as binary is reviewed by nobody, and still runs.")),
     UntrackedTodoRule(RuleInfo(
         id="todo-without-issue", title="TODO without an issue reference", severity="info",
         category="maintainability",

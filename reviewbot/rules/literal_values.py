@@ -1,7 +1,9 @@
 """String values as the program reads them, for the secrets rule: a detector reads one line's
 text, and an author who knows it can split a key into adjacent literals (`"AKIA" "..."`,
-`'AKIA' +\\n '...'`), or wrap a random value the way a template wraps a name (`"${...}"`,
-`"<...>"`), which detectors take for a placeholder.
+`'AKIA' +\\n '...'`), wrap a random value the way a template wraps a name (`"${...}"`,
+`"<...>"`), which detectors take for a placeholder, spell it in escapes (`"\\x41KIA..."`),
+or build it from constants the language puts together before anything runs
+(`"".join(["AKIA", "..."])`, `"AKIA%s" % "..."`, `"AKIA{}".format("...")`).
 
 Each shape is turned back into the line a detector would have read had the value been
 written plainly: the literals joined into one, the wrapper taken off. The line keeps what is
@@ -10,6 +12,7 @@ around the value (`password = `), which the keyword detectors read.
 
 from __future__ import annotations
 
+import codecs
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
@@ -35,6 +38,20 @@ _ADJACENT_SIGN = compile_whole_text(
     rf"""["'`](?:[ \t]+|[ \t]*\\?\n|[ \t]*(?:\+|\.\.?|&|\|\|)){_BREAK}[rRbBuUfF]{{0,2}}["'`]""")
 # Joins over this many lines are not followed (a table of messages is not a key).
 _MAX_JOINED_LINES = 12
+# A plain literal, its quote captured, for the shapes below.
+_PLAIN = r"""(?:"[^"\\\n]*"|'[^'\\\n]*')"""
+# A literal holding an escape that spells a character (`\\x41`, `\\u0041`, `\\101`).
+_ESCAPED = re.compile(r"""(?P<q>["'])(?P<value>(?:[^"'\\\n]|\\.)*?\\(?:x[0-9a-fA-F]{2}|"""
+                      r"""u[0-9a-fA-F]{4}|[0-7]{3})(?:[^"'\\\n]|\\.)*)(?P=q)""")
+# Constants put together by the language: `"".join([...])`, `"...%s" % "..."`,
+# `"...{}".format("...")`.
+_CONSTANT_JOIN = re.compile(rf"""(?P<q>["'])(?P=q)\s*\.join\(\s*[\[(]\s*(?P<parts>{_PLAIN}"""
+                            rf"""(?:\s*,\s*{_PLAIN})+)\s*,?\s*[\])]\s*\)""")
+_CONSTANT_FORMAT = re.compile(rf"""(?P<template>{_PLAIN})\s*(?:%\s*\(?\s*(?P<value>{_PLAIN})"""
+                              rf"""\s*,?\s*\)?|\.format\(\s*(?P<arg>{_PLAIN})\s*\))""")
+_EVALUATED_SIGN = compile_whole_text(
+    r"""\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3})|\.join\(\s*[\[(]\s*["']|"""
+    r"""["']\s*%\s*\(?\s*["']|["']\.format\(\s*["']""")
 
 
 def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
@@ -51,6 +68,39 @@ def program_lines(lines: Mapping[int, str]) -> Iterator[tuple[int, str]]:
                          for m in _WRAPPED_SIGN.finditer(joined.data)}):
         if unwrapped := _unwrapped(lines[numbers[index]]):
             yield numbers[index], unwrapped
+    for index in sorted({joined.index_at(m.start())
+                         for m in _EVALUATED_SIGN.finditer(joined.data)}):
+        if evaluated := _evaluated(lines[numbers[index]]):
+            yield numbers[index], evaluated
+
+
+def _evaluated(text: str) -> str | None:
+    """The line with its escapes decoded and its constant joins and formatting done; None
+    when it holds none of them."""
+    result = _CONSTANT_JOIN.sub(
+        lambda m: '"' + "".join(p[1:-1] for p in re.findall(_PLAIN, m.group("parts"))) + '"',
+        text)
+    result = _CONSTANT_FORMAT.sub(_formatted, result)
+    result = _ESCAPED.sub(_decoded, result)
+    return result if result != text else None
+
+
+def _formatted(match: re.Match[str]) -> str:
+    template = match.group("template")[1:-1]
+    value = (match.group("value") or match.group("arg"))[1:-1]
+    for slot in ("%s", "{}", "{0}"):
+        if template.count(slot) == 1:
+            return '"' + template.replace(slot, value) + '"'
+    return match.group(0)
+
+
+def _decoded(match: re.Match[str]) -> str:
+    try:
+        value = codecs.decode(match.group("value"), "unicode_escape")
+    except UnicodeDecodeError:
+        return match.group(0)
+    # A quote or a line break the escapes spell would end the literal the detector reads.
+    return match.group(0) if any(c in value for c in "\"'\n") else f'"{value}"'
 
 
 def _joins(lines: Mapping[int, str], numbers: list[int],

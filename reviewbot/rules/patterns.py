@@ -88,8 +88,10 @@ class PatternRule(RuleBase, frozen=True):
                  if change.tags & self.skip_tags else None)
         found: dict[int, tuple[Variant, int | None]] = {}
         for number, text in change.pattern_lines.items():
-            if number not in change.comment_lines \
-                    and (variant := self.first_match(text)) is not None:
+            # A line that only starts like a comment is asked of the language's tokens, and
+            # only when it matches: what matches in a comment is rare, lexing a file is not.
+            if (variant := self.first_match(text)) is not None \
+                    and not change.is_comment(number):
                 found[number] = (variant, None)
         for view in views(change, self.calls):
             variant = self.first_match(view.text)
@@ -204,22 +206,62 @@ RULES = (
     _rule("js.eval", "eval or new Function", "warning", "security", JS, (
         _v(r"(?:^|[^\w.$])eval\s*\(|\b(?:window|globalThis|self)\s*\.\s*eval\s*\(", None,
            "`eval` runs a string as code."),
-        _v(r"\bnew\s+Function\s*\(", None, "`new Function` compiles a string into code."),
+        _v(r"(?:^|[^\w.$])(?:new\s+)?Function\s*\(\s*[^\s)]", None,
+           "`Function` compiles a string into code, with `new` or without."),
+        _v(r"\(\s*0\s*,\s*eval\s*\)|\[\s*['\"]eval['\"]\s*\]\s*\(", None,
+           "An indirect `eval` runs a string as code in the global scope."),
+        _v(r"\bset(?:Timeout|Interval)\s*\(\s*(?:['\"`]|[\w$.]+\s*\+)", None,
+           "A timer given a string compiles it as code, as `eval` does."),
+        _v(r"(?:\bvm|\brequire\(\s*['\"](?:node:)?vm['\"]\s*\))\s*\.\s*(?:runIn(?:New|This)?"
+           r"Context|compileFunction)\s*\(|\brunIn(?:New|This)Context\s*\(|"
+           r"\bnew\s+vm\.Script\s*\(", None,
+           "`vm` compiles a string into code, and its context is no security boundary."),
     ), "Parse data with JSON.parse; dispatch on values instead of building code.",
         "Code built from strings runs whatever the string says.",
-        calls=frozenset({"eval", "Function"})),
+        calls=frozenset({"eval", "Function", "setTimeout", "setInterval", "runInNewContext",
+                         "runInThisContext", "runInContext", "compileFunction", "Script"})),
     _rule("js.command-injection", "Shell command built from a template", "error", "security",
           JS, (
-        _v(r"\b(exec|execSync)\s*\(\s*`[^`]*\$\{", None,
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*`[^`]*\$\{", None,
            "A shell command is built with a template literal: input in it can run commands."),
-        _v(r"\b(exec|execSync)\s*\(\s*('[^'\"]*'|\"[^'\"]*\")\s*\+", None,
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*('[^'\"]*'|\"[^'\"]*\")\s*\+", None,
            "A shell command is built by concatenation: input in it can run commands."),
+        _v(r"\b(exec|execSync)\s*(?:\?\.)?\s*\(\s*\[\s*(('[^']*'|\"[^\"]*\")\s*,\s*)*[\w$.]+[^\]]*\]"
+           r"\s*\.\s*join\(",
+           None, "A shell command is joined from a list with values in it: input in it can "
+                 "run commands."),
+        _v(r"\b(spawn|spawnSync|execFile|execFileSync)\s*\(\s*(`[^`]*\$\{|('[^']*'|\"[^\"]*\")"
+           r"\s*\+)[^;]*\bshell\s*:\s*(true|1|['\"]/)", None,
+           "A command built from values is run with `shell: true`: input in it can run "
+           "commands."),
+        _v(r"\b(spawn|spawnSync|execFile|execFileSync)\s*\(\s*['\"](/usr)?(/bin/)?(ba|z|da)?sh"
+           r"['\"]\s*,\s*\[\s*['\"]-\w*c['\"]\s*,\s*(`[^`]*\$\{|('[^']*'|\"[^\"]*\")"
+           r"\s*\+)", None,
+           "A command built from values is run through `sh -c`: input in it can run "
+           "commands."),
     ), "Use execFile/spawn with an argument array instead of a shell string.",
         "child_process.exec passes its string to a shell.",
-        calls=frozenset({"exec", "execSync"})),
+        calls=frozenset({"exec", "execSync", "spawn", "spawnSync", "execFile",
+                         "execFileSync"})),
+    _rule("js.sql-injection", "SQL built from a template or by concatenation", "error",
+          "security", JS, (
+        _v(r"\.\s*(query|execute|raw|prepare|unsafe|\$queryRawUnsafe|\$executeRawUnsafe)\s*"
+           r"(?:\?\.)?\s*\(\s*(`[^`]*\b(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^`]*\$\{|"
+           r"`[^`]*\$\{[^`]*\b(?:SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|SET|VALUES)\b|"
+           r"'\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^']*'\s*\+|"
+           r"\"\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|REPLACE)\b[^\"]*\"\s*\+)", None,
+           "A query built from a template or by concatenation is run: values can change "
+           "the query.", re.IGNORECASE),
+    ), "Pass values as parameters (`db.query('... WHERE id = $1', [id])`, a tagged "
+       "`sql` template, Prisma's `$queryRaw` tag).",
+        "SQL built from values lets them change the query.",
+        calls=frozenset({"query", "execute", "raw", "prepare", "unsafe", "$queryRawUnsafe",
+                         "$executeRawUnsafe"})),
     _rule("js.inner-html", "HTML injected without escaping", "warning", "security", JS, (
-        _v(r"\.(innerHTML|outerHTML)\s*\+?=(?:[^=]|$)", None,
+        _v(r"(?:\.|\[\s*['\"`])(innerHTML|outerHTML)(?:['\"`]\s*\])?\s*\+?=(?:[^=]|$)", None,
            "Assigning to innerHTML/outerHTML parses the value as HTML (XSS if it holds input)."),
+        _v(r"\bcreateContextualFragment\s*\(\s*[^\s)'\"`]", None,
+           "createContextualFragment parses its string as HTML, scripts included."),
         _v(r"\binsertAdjacentHTML\s*\(|\bdocument\.write(ln)?\s*\(", None,
            "This writes raw HTML into the page (XSS if it holds input)."),
         _v(r"dangerouslySetInnerHTML", None,
@@ -227,8 +269,9 @@ RULES = (
         _v(r"\bv-html\s*=", None, "v-html renders raw HTML (XSS if it holds input)."),
     ), "Set textContent, or sanitise with DOMPurify before inserting HTML.",
         "Raw HTML from input is cross-site scripting.",
-        calls=frozenset({"insertAdjacentHTML", "write", "writeln"}),
-        unless=r"\.(innerHTML|outerHTML)\s*=\s*(''|\"\"|``)\s*;?\s*$"),
+        calls=frozenset({"insertAdjacentHTML", "write", "writeln",
+                         "createContextualFragment"}),
+        unless=r"(\.|\[\s*['\"`])(innerHTML|outerHTML)(['\"`]\s*\])?\s*=\s*(''|\"\"|``)\s*;?\s*$"),
     _rule("template.unescaped", "Template output without escaping", "warning", "security",
           frozenset({"html"}), (
         _v(r"\{\{[^}]*\|\s*safe\b", None,
@@ -243,7 +286,7 @@ RULES = (
           JS | SHELLISH, (
         _v(r"rejectUnauthorized\s*:\s*false", None,
            "rejectUnauthorized: false accepts any certificate."),
-        _v(r"NODE_TLS_REJECT_UNAUTHORIZED['\"]?\s*[=:]\s*['\"]?0", None,
+        _v(r"NODE_TLS_REJECT_UNAUTHORIZED['\"]?\s*\]?\s*[=:]\s*['\"]?0", None,
            "NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks for the process."),
     ), "Keep verification on; add a private CA with the `ca` option or NODE_EXTRA_CA_CERTS.",
         "Without certificate checks TLS protects against nobody.", calls=_CLIENTS),
@@ -261,27 +304,31 @@ RULES = (
     ), "Remove it, or use the project's logger.", "Leftover logging clutters output.",
         skip_tags=_TESTS),
     _rule("go.sql-injection", "SQL built by string formatting", "warning", "security", GO, (
-        _v(r"\.(Query|QueryRow|Exec|Prepare)(Context)?\(\s*(ctx\s*,\s*)?"
-           r"(fmt\.Sprintf\(|\"[^\"]*\"\s*\+)", "error",
+        _v(r"\.(Query|QueryRow|Exec|Prepare|Raw|Select|Get|Queryx|QueryRowx)(Context)?\(\s*"
+           r"(ctx\s*,\s*)?(&?\w+\s*,\s*)?(fmt\.Sprintf\(|\"[^\"]*\"\s*\+)", "error",
            "A query built by formatting is executed: values can change the query."),
         _v(r"fmt\.Sprintf\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE)\b", None,
            "A SQL query is built with fmt.Sprintf.", re.IGNORECASE),
     ), "Use placeholders: db.Query(\"... WHERE id = $1\", id).",
         "Formatted SQL lets values change the query.",
         calls=frozenset({"Query", "QueryRow", "Exec", "Prepare", "QueryContext",
-                         "QueryRowContext", "ExecContext", "PrepareContext", "Sprintf"})),
+                         "QueryRowContext", "ExecContext", "PrepareContext", "Sprintf", "Raw",
+                         "Select", "Get", "SelectContext", "GetContext", "Queryx",
+                         "QueryRowx"})),
     _rule("go.command-injection", "Shell command built at run time", "warning", "security", GO, (
-        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*"
-           r"(fmt\.Sprintf|\"[^\"]*\"\s*\+|[^\")][^)]*\+)", "error",
+        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z|da)?sh\"\s*,\s*\"-\w*c\"\s*,\s*"
+           r"(fmt\.Sprint|strings\.Join\(|\"[^\"]*\"\s*\+|[^\")][^)]*\+)", "error",
            "A formatted command is run through `sh -c`: input in it can run commands."),
-        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z)?sh\"\s*,\s*\"-c\"\s*,\s*[A-Za-z_]",
+        _v(r"exec\.Command(Context)?\([^)]*\"(/usr)?(/bin/)?(ba|z|da)?sh\"\s*,\s*\"-\w*c\"\s*,\s*"
+           r"[A-Za-z_]",
            None,
            "A non-constant command is run through `sh -c`."),
     ), "Run the program directly: exec.Command(\"tool\", arg).",
         "sh -c interprets its string as a shell script.",
         calls=frozenset({"Command", "CommandContext"})),
     _rule("go.tls-disabled", "TLS verification disabled", "error", "security", GO, (
-        _v(r"InsecureSkipVerify\s*:\s*true", None, "InsecureSkipVerify accepts any certificate."),
+        _v(r"InsecureSkipVerify\s*[:=]\s*true", None,
+           "InsecureSkipVerify accepts any certificate."),
     ), "Keep verification on; add a private CA to tls.Config.RootCAs.",
         "Without certificate checks TLS protects against nobody."),
     _rule("go.weak-hash", "MD5/SHA-1 hash", "info", "security", GO, (
@@ -293,17 +340,27 @@ RULES = (
         _v(r"\.(executeQuery|executeUpdate|execute|prepareStatement|addBatch|createQuery|"
            r"createNativeQuery)\(\s*\"[^\"]*\"\s*\+", "error",
            "A query built by concatenation is executed: values can change the query."),
-        _v(r"String\.format\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE)\b", None,
+        _v(r"\.(query|queryForList|queryForObject|queryForMap|queryForRowSet|update|batchUpdate|"
+           r"createSQLQuery)\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b[^\"]*\"\s*\+", "error",
+           "A query built by concatenation is executed: values can change the query.",
+           re.IGNORECASE),
+        _v(r"String\.format\(\s*\"\s*(SELECT|INSERT|UPDATE|DELETE)\b|"
+           r"\"\s*(SELECT|INSERT|UPDATE|DELETE)\b[^\"]*\"\s*\.\s*formatted\(", None,
            "A SQL query is built with String.format.", re.IGNORECASE),
     ), "Use a PreparedStatement with ? placeholders and setString/setInt.",
         "Concatenated SQL lets values change the query.",
         calls=frozenset({"executeQuery", "executeUpdate", "execute", "prepareStatement",
-                         "addBatch", "createQuery", "createNativeQuery", "format"})),
+                         "addBatch", "createQuery", "createNativeQuery", "format", "formatted",
+                         "query", "queryForList", "queryForObject", "queryForMap",
+                         "queryForRowSet", "update", "batchUpdate", "createSQLQuery"})),
     _rule("java.command-injection", "Command built at run time", "warning", "security", JAVA, (
         _v(r"\.exec\(\s*(\"[^\"]*\"\s*\+|\w+\s*\+)", "error",
            "Runtime.exec gets a command built by concatenation."),
-        _v(r"new\s+ProcessBuilder\(\s*\"(/usr)?(/bin/)?(ba)?sh\"\s*,\s*\"-c\"", None,
-           "A command is run through `sh -c`."),
+        _v(r"\.exec\(\s*new\s+String\s*\[\s*\]\s*\{\s*\"(/usr)?(/bin/)?(ba|z|da)?sh\"\s*,\s*"
+           r"\"-\w*c\"\s*,\s*(\"[^\"]*\"\s*\+|\w+\s*\+)", "error",
+           "A command built by concatenation is run through `sh -c`."),
+        _v(r"new\s+ProcessBuilder\(\s*((List\.of|Arrays\.asList)\(\s*)?\"(/usr)?(/bin/)?(ba|z|da)?sh\""
+           r"\s*,\s*\"-\w*c\"", None, "A command is run through `sh -c`."),
     ), "Pass the program and its arguments separately to ProcessBuilder.",
         "A command string built from input can run other commands.",
         calls=frozenset({"exec", "ProcessBuilder"})),
@@ -316,6 +373,8 @@ RULES = (
     ), "Read data in a plain format (JSON with fixed types); add an ObjectInputFilter if not.",
         "Java deserialisation of untrusted data is remote code execution."),
     _rule("java.tls-disabled", "TLS verification disabled", "error", "security", JAVA, (
+        _v(r"\bcheckServerTrusted\s*\([^)]*\)\s*(throws\s+[\w.,\s]+)?\{\s*\}", None,
+           "A trust manager whose checkServerTrusted does nothing accepts any certificate."),
         _v(r"NoopHostnameVerifier|ALLOW_ALL_HOSTNAME_VERIFIER|TrustAllStrategy|"
            r"setHostnameVerifier\(\s*\(\s*\w*\s*,\s*\w*\s*\)\s*->\s*true", None,
            "Host name or certificate checking is switched off."),
@@ -332,26 +391,37 @@ RULES = (
     ), "Use the project's logger.", "Leftover output clutters logs.", skip_tags=_TESTS),
     _rule("shell.curl-pipe-shell", "Downloaded script piped into a shell", "warning",
           "security", SHELLISH, (
-        _v(r"\b(curl|wget)\b[^|#]*\|\s*(sudo\s+)?(/usr)?(/bin/)?(ba|z)?sh\b", None,
+        # Up to the pipe, a word at a time: a `#` starts a comment only after a space (a
+        # URL's fragment, `x#y`, is a word), and a quoted word may hold one. Each character
+        # has one way through (no ReDoS on a line of quotes).
+        _v(r"\b(curl|wget)\b(?:\"[^\"]*\"|'[^']*'|[^|\s#\"']#*|\s)*\|\s*(sudo(\s+-\S+)*\s+)?"
+           r"(env\s+)?(/usr)?(/bin/)?((ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node)\b", None,
+           "A script is downloaded and run without being checked."),
+        _v(r"(\b((ba|z|da|k)?sh|source)|(^|[;&|]\s*)\.)\s+<\(\s*(curl|wget)\b|"
+           r"\b((ba|z|da|k)?sh\s+-\w*c|eval)\s+[\"']?(\$\(|`)\s*(curl|wget)\b", None,
            "A script is downloaded and run without being checked."),
     ), "Download to a file, verify its checksum or signature, then run it.",
         "Whoever controls the URL controls the machine."),
     _rule("shell.eval", "eval of a variable", "warning", "security", frozenset({"shell"}), (
-        _v(r"^\s*eval\s+[\"']?\$", None, "`eval` runs the variable's value as shell code."),
+        _v(r"^\s*eval\s+[\"']?(\$|`)", None, "`eval` runs the variable's value as shell code."),
     ), "Use arrays for commands, or `case` to dispatch.",
         "eval of data is code injection."),
     _rule("shell.world-writable", "World-writable permissions", "warning", "security",
           SHELLISH, (
-        _v(r"\bchmod\s+(-R\s+)?(0?777|0?666|a\+r?w|o\+r?w)\b", None,
+        _v(r"\bchmod\s+(-\S+\s+)*([02-7]?[0-7][0-7][2367]|[ugoa]*[ao][ugoa]*[+=][rwxXst]*w"
+           r"[rwxXst]*)(\s|$)|--chmod=[02-7]?[0-7][0-7][2367]\b", None,
            "chmod gives every local user write access."),
     ), "Grant the owner (and group) only: 644 for files, 755 for directories.",
         "Any local user can change a world-writable file."),
     _rule("shell.tls-disabled", "TLS verification disabled", "warning", "security", SHELLISH, (
-        _v(r"\bcurl\b.*\s(-k|--insecure)\b", None, "curl -k accepts any certificate."),
+        _v(r"\bcurl\b.*\s(-[a-zA-Z]*k[a-zA-Z]*|--insecure)(\s|$)", None,
+           "curl -k accepts any certificate."),
         _v(r"\bwget\b.*--no-check-certificate", None,
            "wget --no-check-certificate accepts any certificate."),
-        _v(r"GIT_SSL_NO_VERIFY|http\.sslVerify\s+false", None,
+        _v(r"GIT_SSL_NO_VERIFY|http\.sslVerify(\s+|\s*=\s*)false", None,
            "git's TLS verification is switched off."),
+        _v(r"\bstrict-ssl(\s+|\s*=\s*)false\b|--trusted-host\b|--no-verify-ssl\b", None,
+           "The package manager is told to skip the TLS check for a registry."),
     ), "Keep verification on; install the CA certificate instead.",
         "Without certificate checks TLS protects against nobody."),
     _rule("sql.destructive", "Destructive SQL", "warning", "bug", SQL, (

@@ -3,7 +3,8 @@ files the rules read for secrets only, named whether or not anything was found i
 
 The repository's file decides as the base has it when it is read there (`pr`, `github`,
 `gitlab`); in the hook it is read from the work tree, and it is the change's own word when
-the change edits it. The user's file, the environment and the flags are the user's.
+it is not as HEAD has it (edited, staged or not, or not committed at all). The user's
+file, the environment and the flags are the user's.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ class Policy(msgspec.Struct, frozen=True):
     def of(cls, config: Config, units: Sequence[ReviewUnit]) -> Policy:
         if config.repository_file is None:  # none, or --config outside the repository
             return cls(repository="user")
-        edited = not config.repository_at_base and any(
-            config.repository_file in (unit.file_path, unit.old_path) for unit in units)
+        edited = not config.repository_at_base and (config.repository_edited or any(
+            config.repository_file in (unit.file_path, unit.old_path) for unit in units))
         return cls(repository="change" if edited else "base")
 
     def decided(self, trusted: bool) -> DecidedBy:

@@ -26,7 +26,8 @@ from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.levels import Severity
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_calls import CallShapes, import_aliases
-from reviewbot.rules.python_flow import FlowIndex, literal_text, module_constants
+from reviewbot.rules.python_flow import FlowIndex
+from reviewbot.rules.python_strings import literal_text, module_constants
 from reviewbot.schema.records import Category
 
 StringKind = Literal["formatted", "constant", "dynamic"]

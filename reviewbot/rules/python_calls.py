@@ -11,8 +11,11 @@ plain call the rules know:
   is `eval`;
 - its keywords with what `partial` bound, `**{"shell": True}`, `**dict(shell=True)` and a
   name bound to either spread into them;
-- a flag given as any true constant (`shell=1`, `shell="yes"`), a name bound to one
-  (`SHELL = True`), or positionally (`Popen`'s ninth argument), given as `True`.
+- a module's namespace read by key: `sys.modules["os"]` is `os`, `vars(os)["system"]`,
+  `os.__dict__["system"]` and `__builtins__["eval"]` are the functions they name;
+- a flag given as any readable constant (`shell=1`, `shell="yes"`, `verify=0`), a name
+  bound to one (`SHELL = True`), or positionally (`Popen`'s ninth argument), given as
+  `True` or `False`.
 
 A name's binding is looked up in the function holding the call, then at module level: one
 pass over the module's statements (no expression is walked) collects the bindings of the
@@ -40,8 +43,12 @@ _BUILTIN_PREFIXES = ("builtins.", "__builtins__.")
 _SHELL_POSITION = 8
 _POPEN_FAMILY = frozenset({"subprocess.Popen", "subprocess.run", "subprocess.call",
                            "subprocess.check_call", "subprocess.check_output"})
-# Keywords whose meaning is a flag: a true constant in any shape is `True`.
-_FLAGS = frozenset({"shell"})
+# Keywords whose meaning is a flag: a constant in any shape is `True` or `False`
+# (`shell=1`, `verify=0`, aiohttp's `ssl=False`, numpy's `allow_pickle`, torch's
+# `weights_only`).
+_FLAGS = frozenset({"shell", "verify", "ssl", "verify_ssl", "allow_pickle", "weights_only"})
+# What maps a module's names to its objects, read by a constant key.
+_NAMESPACES = frozenset({"vars", "builtins.vars"})
 _MAX_DEPTH = 4
 
 
@@ -133,12 +140,34 @@ class CallShapes:
         elif isinstance(node, ast.Call):
             root = self._call_root(node, line, depth)
         elif isinstance(node, ast.Subscript) and depth < _MAX_DEPTH \
+                and (looked := self._namespace(node, line, depth)) is not None:
+            root = looked  # `sys.modules["os"]`, `vars(os)["system"]`
+        elif isinstance(node, ast.Subscript) and depth < _MAX_DEPTH \
                 and (entry := self._entry(node, line)) is not None:
             root = self.qualified(entry, line, depth + 1)  # `{"run": os.system}["run"]`
         else:
             return ".".join(reversed(parts))
         name = ".".join([root, *reversed(parts)])
         return name.split(".", 1)[1] if name.startswith(_BUILTIN_PREFIXES) else name
+
+    def _namespace(self, node: ast.Subscript, line: int, depth: int) -> str | None:
+        """A name looked up in a module's namespace by a constant key: `sys.modules["os"]`
+        is `os`; `vars(os)["system"]`, `os.__dict__["system"]` and `__builtins__["eval"]`
+        name the function."""
+        key = _constant_text(node.slice)
+        if key is None or not key.replace(".", "_").isidentifier():
+            return None
+        table = node.value
+        if isinstance(table, ast.Name) and table.id in ("__builtins__", "builtins"):
+            return key
+        if isinstance(table, ast.Attribute) and table.attr == "__dict__":
+            return f"{self.qualified(table.value, line, depth + 1)}.{key}"
+        if isinstance(table, ast.Call) and len(table.args) == 1 \
+                and self.qualified(table.func, line, depth + 1) in _NAMESPACES:
+            return f"{self.qualified(table.args[0], line, depth + 1)}.{key}"
+        if self.qualified(table, line, depth + 1) == "sys.modules":
+            return key
+        return None
 
     def _entry(self, node: ast.Subscript, line: int) -> ast.expr | None:
         """A dispatch table's entry for a constant key: `table["run"]` when `table` is
@@ -227,9 +256,9 @@ class CallShapes:
         return [keyword]
 
     def _flag(self, keyword: ast.keyword, line: int) -> ast.keyword:
-        """A flag keyword whose value is true in any readable shape, as `True`."""
+        """A flag keyword whose value is readable in any shape, as `True` or `False`."""
         if keyword.arg not in _FLAGS or (isinstance(keyword.value, ast.Constant)
-                                         and keyword.value.value is True):
+                                         and isinstance(keyword.value.value, bool)):
             return keyword
         truth = self.truth(keyword.value, line)
         if truth is None:

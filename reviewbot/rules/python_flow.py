@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from reviewbot.code.python_walk import children, statements, walk
+from reviewbot.code.python_walk import children, own_nodes, statements, walk
 from reviewbot.rules.python_guards import (
     Check,
     Facts,
@@ -27,6 +27,7 @@ from reviewbot.rules.python_guards import (
     note,
 )
 from reviewbot.rules.python_routes import REQUEST_DATA, is_handler, registered_views
+from reviewbot.rules.python_strings import formatted_values, is_formatted
 
 Source = Literal["request", "argv", "input", "environment", "archive", "parameter"]
 # From the most to the least direct control an attacker has.
@@ -281,6 +282,7 @@ def _statements(body: list[ast.stmt], conditional: bool,
 
 def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
           guards: Guards = ()) -> None:
+    _bind_inline(flow, statement, qualified, conditional)
     note(flow, statement, guards, qualified)
     if isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
         value = statement.value
@@ -302,13 +304,39 @@ def _step(flow: Flow, statement: ast.stmt, qualified: NameOf, conditional: bool,
                         conditional)
 
 
+def _bind_inline(flow: Flow, statement: ast.stmt, qualified: NameOf,
+                 conditional: bool) -> None:
+    """Names a statement binds inside its expressions, before the statement's check reads
+    them: a walrus (`if (cmd := f"ping {host}"):`) is an assignment, and a comprehension's
+    target holds what its loop runs over (`[os.system(c) for c in commands]`), as a `for`
+    loop's does."""
+    for node in own_nodes(statement):
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            _assign(flow, node.target.id, node.value, qualified, conditional)
+        elif isinstance(node, ast.comprehension) and source_of(node.iter, flow, qualified):
+            for name, _part in _unpacked([node.target], node.iter):
+                _bind(flow, name, node.iter, qualified, True)
+
+
+def field_key(node: ast.AST) -> str | None:
+    """The name a value is held under in a function: a local name, or a field of the
+    object the method runs on (`self.cmd`), followed as a name within that method."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
 def _unpacked(targets: list[ast.expr], value: ast.expr) -> list[tuple[str, ast.expr]]:
     """Each name a statement assigns, with the part of the value it gets: `a, b = x, y`
     pairs them; `a, b = value` gives each the whole value (it holds some of it)."""
     found: list[tuple[str, ast.expr]] = []
     for target in targets:
-        if isinstance(target, ast.Name):
-            found.append((target.id, value))
+        key = field_key(target)
+        if key is not None:
+            found.append((key, value))
         elif isinstance(target, ast.Tuple | ast.List):
             parts = value.elts if isinstance(value, ast.Tuple | ast.List) else []
             paired = len(parts) == len(target.elts) \
@@ -439,6 +467,8 @@ def _direct_source(node: ast.AST, flow: Flow, qualified: NameOf,
         return "request" if incoming else None
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
+        if dotted in flow.tainted:
+            return flow.source(dotted, kind)
         if flow.outgoing and dotted.startswith("request."):
             return flow.tainted.get("request")  # the program's own request: a parameter
         if dotted.startswith(_REQUEST_ROOTS) or (
@@ -461,54 +491,12 @@ def _call_source(name: str) -> Source | None:
     return "environment" if name in _ENVIRONMENT else None
 
 
-def is_formatted(expr: ast.expr) -> bool:
-    """A string built from parts: an f-string with values, %, .format, + or .join."""
-    if isinstance(expr, ast.JoinedStr):
-        return any(isinstance(v, ast.FormattedValue) for v in expr.values)
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
-        # `TEMPLATE % values`: a template from a constant or a name.
-        return not _all_constant(expr) and (
-            _has_text(expr.left) or isinstance(expr.left, ast.Name | ast.Attribute))
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        return _has_text(expr) and not _all_constant(expr)
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        # `.format(...)`, `.format_map(d)`, `str.format(template, ...)`, a
-        # `string.Template`'s `substitute`: the same formatting in other words.
-        if expr.func.attr in _FORMATTERS and (expr.args or expr.keywords):
-            return True
-        if expr.func.attr == "join" and isinstance(expr.func.value, ast.Constant):
-            return bool(expr.args) and not _all_constant(expr.args[0])
-    return False
-
-
-_FORMATTERS = frozenset({"format", "format_map", "substitute", "safe_substitute"})
-
-
 def formatted_for(expr: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
     """Built by formatting with a value that is not made safe for this kind of sink: every
     value a sanitiser of the kind returns (`f"ls {shlex.quote(name)}"` for a shell) is
     text the program chose."""
     return is_formatted(expr) and not all(
-        _safe_for(part, flow, qualified, kind) for part in _formatted_values(expr))
-
-
-def _formatted_values(expr: ast.expr) -> list[ast.expr]:
-    """The values a formatted string puts into its text."""
-    if isinstance(expr, ast.JoinedStr):
-        return [v.value for v in expr.values if isinstance(v, ast.FormattedValue)]
-    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
-        right = expr.right
-        values = right.elts if isinstance(right, ast.Tuple) else \
-            [v for v in right.values if v is not None] if isinstance(right, ast.Dict) else [right]
-        return [expr.left, *values]
-    if isinstance(expr, ast.BinOp):
-        return [*_formatted_values(expr.left), *_formatted_values(expr.right)] \
-            if is_formatted(expr.left) or is_formatted(expr.right) else [expr.left, expr.right]
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
-        if expr.func.attr in _FORMATTERS:
-            return [*expr.args, *(k.value for k in expr.keywords)]
-        return list(expr.args[:1])
-    return [expr]
+        _safe_for(part, flow, qualified, kind) for part in formatted_values(expr))
 
 
 def _safe_for(part: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> bool:
@@ -524,44 +512,6 @@ def _safe_for(part: ast.expr, flow: Flow, qualified: NameOf, kind: SinkKind) -> 
             part.id not in flow.tainted and isinstance(value, ast.Call)
             and _serves(_sanitiser_kinds(value, flow, qualified), kind))
     return False
-
-
-def literal_text(expr: ast.expr, constants: dict[str, str] | None = None) -> str:
-    """The constant text parts of an expression (to see SQL or HTML in a template), with
-    the module's string constants it names (`QUERY % name`)."""
-    parts: list[str] = []
-    for node in walk(expr):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
-            parts.append(node.value if isinstance(node.value, str)
-                         else node.value.decode("latin-1"))
-        elif constants and isinstance(node, ast.Name) and node.id in constants:
-            parts.append(constants[node.id])
-    return " ".join(parts)
-
-
-def module_constants(tree: ast.Module) -> dict[str, str]:
-    """`NAME = "text"` (or `NAME: Final = "text"`) at module level and in class bodies."""
-    found: dict[str, str] = {}
-    for statement in (*tree.body, *(s for c in tree.body if isinstance(c, ast.ClassDef)
-                                    for s in c.body)):
-        targets = (statement.targets if isinstance(statement, ast.Assign) else
-                   [statement.target] if isinstance(statement, ast.AnnAssign) else [])
-        value = getattr(statement, "value", None)
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found[target.id] = value.value
-    return found
-
-
-def _has_text(expr: ast.expr) -> bool:
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str | bytes)
-               for n in walk(expr))
-
-
-def _all_constant(expr: ast.expr) -> bool:
-    return all(isinstance(n, ast.Constant | ast.BinOp | ast.operator | ast.List | ast.Tuple
-                          | ast.Dict | ast.expr_context) for n in walk(expr))
 
 
 def _dotted(node: ast.AST) -> str:

@@ -21,7 +21,8 @@ from reviewbot.rules.python_ast import (
     rule,
     string_kind,
 )
-from reviewbot.rules.python_flow import Flow, is_formatted, literal_text, source_of
+from reviewbot.rules.python_flow import Flow, source_of
+from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
 
 _MARK_SAFE = frozenset({

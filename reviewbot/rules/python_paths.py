@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from reviewbot.code.python_walk import walk
 from reviewbot.levels import Severity
 from reviewbot.rules.python_ast import PythonFile, Report, line_pattern, nodes_of, rule
-from reviewbot.rules.python_flow import Flow, literal_text, source_of
+from reviewbot.rules.python_flow import Flow, source_of
 from reviewbot.rules.python_guards import controls, unruled_flag
 from reviewbot.rules.python_sinks import FOLDER_MAKERS, PATH_SINKS, PROBES, wrapped
+from reviewbot.rules.python_strings import literal_text
 from reviewbot.rules.python_uses import Use, from_source, report_use, use_of
 
 _PATH_METHODS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "unlink",
@@ -292,11 +293,14 @@ def _dot_dot_removal(parsed: PythonFile) -> Iterator[Report]:
 
 
 def _unsafe_extraction(parsed: PythonFile) -> Iterator[Report]:
-    if "tarfile" not in {alias.split(".")[0] for alias in parsed.aliases.values()}:
+    modules = {alias.split(".")[0] for alias in parsed.aliases.values()}
+    if not modules & {"tarfile", "shutil"}:
         return
-    for call, _name in parsed.calls:
-        if (isinstance(call.func, ast.Attribute) and call.func.attr in ("extractall", "extract")
-                and not any(k.arg in ("filter", "members") for k in call.keywords)):
+    for call, name in parsed.calls:
+        # `shutil.unpack_archive` extracts a tar archive with tarfile, filter or not.
+        unpacks = name == "shutil.unpack_archive" or ("tarfile" in modules and isinstance(
+            call.func, ast.Attribute) and call.func.attr in ("extractall", "extract"))
+        if unpacks and not any(k.arg in ("filter", "members") for k in call.keywords):
             yield (call, "warning", "Extracting a tar archive without a filter writes wherever "
                                     "its members say: `../`, absolute paths and links escape "
                                     "the target folder.",

@@ -21,9 +21,9 @@ from reviewbot.rules.python_ast import (
     rule,
     string_kind,
 )
-from reviewbot.rules.python_flow import is_formatted, literal_text
 from reviewbot.rules.python_guards import controls
 from reviewbot.rules.python_sinks import module_wrappers, wrapped
+from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import LOWERED, OUTSIDE, Use, from_source, report_use, use_of
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
 

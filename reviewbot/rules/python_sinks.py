@@ -19,7 +19,7 @@ from reviewbot.rules.imported import (
     target_of,
 )
 from reviewbot.rules.python_ast import PythonFile, enclosing_function, first_arg, keyword_arg
-from reviewbot.rules.python_flow import is_formatted
+from reviewbot.rules.python_strings import is_formatted
 from reviewbot.rules.shell_commands import shell_command
 from reviewbot.rules.wrappers import Kind, SinkArguments, SinkPath, Wrappers
 

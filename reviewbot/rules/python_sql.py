@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from reviewbot.code.python_walk import walk
 from reviewbot.levels import Severity
 from reviewbot.rules.python_ast import PythonFile, Report, line_pattern, nodes_of, rule
-from reviewbot.rules.python_flow import is_formatted, literal_text
 from reviewbot.rules.python_sinks import RUNNERS, sql_arguments, wrapped
+from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
 
 _SQL = re.compile(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
@@ -26,8 +26,10 @@ _QUERY_START = re.compile(r"^\s*(select|insert|update|delete|with)\b", re.IGNORE
 _FRAGMENTS = frozenset({"extra", "RawSQL"})
 
 
-# Calls that wrap SQL (or run it under a generic name): only with SQL text in sight.
-_WRAPPERS = frozenset({"text", "exec", "literal_column", "query"}) | _FRAGMENTS
+# Calls that wrap SQL (or run it under a generic name: asyncpg's `fetch*`, databases'
+# `fetch_*`): only with SQL text in sight.
+_WRAPPERS = frozenset({"text", "exec", "literal_column", "query", "fetch", "fetchrow",
+                       "fetchval", "fetch_all", "fetch_one", "fetch_val"}) | _FRAGMENTS
 
 
 # A quoted placeholder used as a value in SQL (`WHERE name = '%s'`: compared, matched,

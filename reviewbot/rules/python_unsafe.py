@@ -1,7 +1,7 @@
 """Python calls unsafe in themselves, on the syntax tree: code run from a string, data
-deserialised into objects, a weak hash, TLS checks switched off, a debugger left in,
-world-writable permissions, race-prone temporary files, and a source encoding under which
-Python runs other code than the file shows."""
+deserialised into objects, a weak hash, a debugger left in, world-writable permissions,
+race-prone temporary files, and a source encoding under which Python runs other code than the
+file shows (TLS checks switched off: rules/python_tls.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from reviewbot.rules.python_ast import (
     is_const,
     keyword_arg,
     line_pattern,
-    nodes_of,
     rule,
     string_kind,
 )
@@ -38,10 +37,16 @@ _OUTSIDE: dict[str, str] = {"request": "request data", "argv": "the command line
                             "input": "input()", "environment": "the environment"}
 
 
+# What runs a string as Python: `eval`, `exec`, and the interpreter objects of `code`
+# (a REPL's `runsource`/`push` compile and run their string, as `exec` does).
+_CODE_RUNNERS = frozenset({"eval", "exec", *(f"code.{kind}().{method}" for kind in (
+    "InteractiveInterpreter", "InteractiveConsole") for method in ("runsource", "push"))})
+
+
 def _eval_exec(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
         arg = first_arg(call)
-        if name not in ("eval", "exec") or arg is None or string_kind(arg) == "constant":
+        if name not in _CODE_RUNNERS or arg is None or string_kind(arg) == "constant":
             continue
         outside = _outside_source(parsed, call, arg)
         if outside == _OUTSIDE["request"]:
@@ -75,10 +80,13 @@ _DESERIALISERS = frozenset({
     "pickle.load", "pickle.loads", "pickle.Unpickler", "cPickle.load", "cPickle.loads",
     "_pickle.load", "_pickle.loads", "_pickle.Unpickler", "cloudpickle.load",
     "cloudpickle.loads", "dill.load", "dill.loads", "marshal.load", "marshal.loads",
-    "shelve.open", "jsonpickle.decode", "pandas.read_pickle", *UNSAFE_YAML,
+    "shelve.open", "jsonpickle.decode", "pandas.read_pickle", "joblib.load",
+    "sklearn.externals.joblib.load", *UNSAFE_YAML,
 })
-
-
+# Loaders that unpickle only when a flag says to (numpy's `allow_pickle`), and ruamel's
+# loader asked for its unsafe type.
+_PICKLING_IF = {"numpy.load": "allow_pickle"}
+_UNSAFE_TYPE = frozenset({"ruamel.yaml.YAML", "ruamel.yaml.main.YAML"})
 # The ones that take the data itself (a path, `shelve.open("db")`, names a file to read).
 _FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "_pickle.loads", "cloudpickle.loads",
                         "dill.loads", "marshal.loads", "jsonpickle.decode", *YAML_LOADING,
@@ -87,7 +95,9 @@ _FROM_DATA = frozenset({"pickle.loads", "cPickle.loads", "_pickle.loads", "cloud
 
 def _unsafe_deserialisation(parsed: PythonFile) -> Iterator[Report]:
     for call, name in parsed.calls:
-        unsafe = name in _DESERIALISERS or (name in YAML_LOADER_CLASSES and bool(call.args))
+        unsafe = name in _DESERIALISERS or (name in YAML_LOADER_CLASSES and bool(call.args)) \
+            or (name in _PICKLING_IF and is_const(keyword_arg(call, _PICKLING_IF[name]), True)) \
+            or (name in _UNSAFE_TYPE and _text_of(keyword_arg(call, "typ")) == "unsafe")
         if name in YAML_LOADING:
             function = enclosing_function(parsed.tree, call.lineno) if parsed.tree else None
             unsafe = not safe_loader(loader_of(call), parsed.shapes, parsed.tree, function,
@@ -96,6 +106,11 @@ def _unsafe_deserialisation(parsed: PythonFile) -> Iterator[Report]:
         if unsafe and not (name in _FROM_DATA and isinstance(first_arg(call), ast.Constant)):
             yield (call, None, f"`{name}` can run arbitrary code while loading untrusted data.",
                    "Load data with a safe format (json, yaml.safe_load); never unpickle input.")
+
+
+def _text_of(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        else None
 
 
 _WEAK_HASHES = frozenset({"hashlib.md5", "hashlib.sha1", "md5.new", "sha.new"})
@@ -115,34 +130,6 @@ def _weak_hash(parsed: PythonFile) -> Iterator[Report]:
                   else "; fine for checksums or cache keys."),
                "For passwords use hashlib.scrypt/argon2/bcrypt; for integrity use sha256; "
                "for non-security use pass usedforsecurity=False.")
-
-
-_HTTP_CLIENTS = ("requests.", "httpx.", "urllib3.", "aiohttp.", "niquests.", "treq.")
-
-
-_HTTP_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options",
-                           "request", "send", "stream", "urlopen", "Client", "AsyncClient",
-                           "Session", "ClientSession", "PoolManager", "TCPConnector"})
-
-
-def _tls_disabled(parsed: PythonFile) -> Iterator[Report]:
-    for call, name in parsed.calls:
-        # verify=False is TLS only for an HTTP client; a helper's own `verify` flag
-        # (a checksum, a signature) is something else.
-        if name == "ssl._create_unverified_context" or (
-                is_const(keyword_arg(call, "verify"), False) and (
-                    name.startswith(_HTTP_CLIENTS) or name.rsplit(".", 1)[-1] in _HTTP_METHODS)):
-            yield (call, "error", f"`{name}` turns off TLS certificate verification: anyone "
-                                  "on the network path can read and change the traffic.",
-                   "Keep verification on; for a private CA pass verify=\"/path/to/ca.pem\".")
-    for node in nodes_of(parsed, ast.Assign):
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Attribute) and t.attr in ("check_hostname", "verify_mode")
-                for t in node.targets):
-            value = ast.unparse(node.value)
-            if value in ("False", "ssl.CERT_NONE", "CERT_NONE"):
-                yield (node, "error", "TLS hostname or certificate checking is switched off.",
-                       "Keep ssl.create_default_context() defaults.")
 
 
 _DEBUGGERS = frozenset({"breakpoint", "pdb.set_trace", "ipdb.set_trace", "pudb.set_trace",
@@ -209,11 +196,6 @@ _TREE_RULES = (
          "MD5 and SHA-1 collide; they only suit non-security uses.", _weak_hash,
          (line_pattern(r"\b(hashlib\.(md5|sha1)|md5\.new|sha\.new)\s*\(",
                        "MD5/SHA-1 are broken for security use."),), levels=("info", "warning")),
-    rule("python.tls-verify-disabled", "TLS verification disabled", "error", "security",
-         "Without certificate checks TLS protects against nobody.", _tls_disabled,
-         (line_pattern(r"\b(requests|httpx|session|client)\b.*\bverify\s*=\s*False|"
-                       r"_create_unverified_context|CERT_NONE",
-                       "TLS certificate verification is switched off.", "warning"),)),
     rule("python.debug-leftover", "Debugging leftover", "warning", "maintainability",
          "Debugger calls and prints left in code stall or clutter production.",
          _debug_leftover,

@@ -22,10 +22,11 @@ from reviewbot.rules.python_flow import (
     Flow,
     SinkKind,
     Source,
+    field_key,
     formatted_for,
-    is_formatted,
     source_of,
 )
+from reviewbot.rules.python_strings import is_formatted
 
 _FROM: dict[Source, str] = {
     "request": "request data", "argv": "the command line", "input": "input()",
@@ -60,8 +61,9 @@ def use_of(parsed: PythonFile, call: ast.Call, name: str, arg: ast.expr,
     """The value as a sink of this kind sees it: a sanitiser of another kind stops nothing."""
     flow = parsed.flow.at(call)
     value = arg
-    if isinstance(arg, ast.Name):
-        before = flow.assignments_before(arg.id, call.lineno)
+    key = field_key(arg)
+    if key is not None:
+        before = flow.assignments_before(key, call.lineno)
         if before and (is_formatted(before[0]) or string_kind(before[0]) == "constant"):
             value = before[0]
     source = source_of(arg, flow, parsed.flow.name_of, kind)
@@ -80,7 +82,7 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
     """The assignments before `line` of the names in `arg` that carry input or formatting,
     followed back through the names they use."""
     found: list[ast.expr] = []
-    pending = [(n.id, line) for n in walk(arg) if isinstance(n, ast.Name)]
+    pending = [(key, line) for key in _keys(arg)]
     seen: set[tuple[str, int]] = set()
     while pending and len(found) < _MAX_CHAIN:
         name, before = pending.pop(0)
@@ -90,9 +92,13 @@ def _chain(arg: ast.expr, line: int, flow: Flow, parsed: PythonFile,
         for value in flow.assignments_before(name, before):
             if is_formatted(value) or source_of(value, flow, parsed.flow.name_of, kind):
                 found.append(value)
-                pending += [(n.id, value.lineno) for n in walk(value)
-                            if isinstance(n, ast.Name)]
+                pending += [(key, value.lineno) for key in _keys(value)]
     return tuple(found[:_MAX_CHAIN])
+
+
+def _keys(expr: ast.expr) -> list[str]:
+    """The names and `self.` fields an expression reads."""
+    return [key for n in walk(expr) if (key := field_key(n)) is not None]
 
 
 def report_use(parsed: PythonFile, use: Use, severity: Severity | None, message: str,

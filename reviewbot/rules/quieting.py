@@ -11,7 +11,8 @@ the repository declared it at the base:
   (`vendor/`, `tests/`, `docs/`, `dist/`) only when the base already has that folder; a kind
   given by the file's own name alone (`test_x.py`, `x_pb2.py`, `x.min.js`, `yarn.lock`) needs
   the file itself at the base;
-- a banner counts when it is an unchanged line of a file the base had;
+- a banner counts when it is an unchanged line of a file the base had, at the top of the
+  base's file too (a deletion that lifts a line from further down declares nothing);
 - Markdown and reStructuredText are documentation by what they are, as `.py` is Python: a
   page cannot be run, so a new one is documentation wherever it is.
 
@@ -175,21 +176,48 @@ _BANNER_CHARS = 300
 
 def _banner(units: Sequence[ReviewUnit], read_new: Callable[[str], str | None]) -> str | None:
     """Whether the file's first lines hold a generator's "generated ... DO NOT EDIT" banner
-    the change adds ("add"), one it leaves as it was ("ctx"), or none (None)."""
+    the change puts there ("add": it adds the line, or deletes what stood above it so that
+    a line from further down now heads the file), one the base's file had at its top too
+    ("ctx"), or none (None)."""
     first = units[0] if units else None
     if first is None or first.patch_type in ("delete", "binary") or first.hunk is None:
         return None
-    if first.hunk.new_start == 1:
-        top = [(line.kind, line.text) for line in first.hunk.lines if line.kind != "del"]
-    else:
-        # The hunks do not show the top: its lines are as the base had them, unless added.
-        added = {line.new_lineno for unit in units if unit.hunk for line in unit.hunk.added()}
-        text = read_new(first.file_path) or ""
-        top = [("add" if number in added else "ctx", line) for number, line in
-               enumerate(text.split("\n", _BANNER_LINES)[:_BANNER_LINES], 1)]
-    for kind, line in top[:_BANNER_LINES]:
+    for number, line in enumerate(_top(units, read_new), 1):
         body = comment_body(line[:_BANNER_CHARS]).lower()  # a minified line is megabytes
         if "do not edit" in body and "generated" in body:
-            return "add" if kind == "add" else "ctx"
+            old = _old_number(units, number)
+            return "ctx" if old is not None and old <= _BANNER_LINES else "add"
     return None
 
+
+def _top(units: Sequence[ReviewUnit], read_new: Callable[[str], str | None]) -> list[str]:
+    """The new file's first lines: from the first hunk when it starts at the top, else from
+    the file (the hunks do not show them)."""
+    hunk = units[0].hunk
+    if hunk is not None and hunk.new_start == 1:
+        lines = [line.text for line in hunk.lines if line.kind != "del"]
+    else:
+        lines = (read_new(units[0].file_path) or "").split("\n", _BANNER_LINES)
+    return lines[:_BANNER_LINES]
+
+
+def _old_number(units: Sequence[ReviewUnit], number: int) -> int | None:
+    """The base's line number of a new-side line (None: the change adds it). A line outside
+    every hunk moved by what the hunks before it added and removed."""
+    shift = 0
+    for unit in units:
+        hunk = unit.hunk
+        if hunk is None:
+            continue
+        if number < hunk.new_start:
+            break
+        for line in hunk.lines:
+            if line.new_lineno == number:
+                return line.old_lineno
+        shift = _end(hunk.old_start, hunk.old_length) - _end(hunk.new_start, hunk.new_length)
+    return number + shift
+
+
+def _end(start: int, length: int) -> int:
+    """The first line after a hunk's side (an empty side's start is the line before it)."""
+    return start + length if length else start + 1

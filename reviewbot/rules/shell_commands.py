@@ -115,7 +115,9 @@ def _argument_list(call: ast.Call, name: str,
         return [call.args[program], *call.args[first:]]
     argv = _elements(call.args[listed] if len(call.args) > listed else None,
                      call.lineno, assigned)
-    return [call.args[program], *argv[1:]] if argv else None
+    if not argv or program == listed:
+        return argv or None  # `pty.spawn(argv)`: the list names its program itself
+    return [call.args[program], *argv[1:]]
 
 
 def _elements(node: ast.expr | None, line: int,

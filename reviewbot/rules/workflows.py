@@ -8,10 +8,19 @@ from collections.abc import Iterator
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
 
-_TRIGGER = re.compile(r"\bpull_request_target\b")
-# A checkout (or fetch) of the pull request's own code.
-_PR_HEAD = re.compile(r"github\.event\.pull_request\.head\.(sha|ref)|github\.head_ref|"
-                      r"refs/pull/[^/\s]+/(head|merge)")
+# Triggers that run with the base repository's secrets and a write token whoever caused
+# them: a pull request from a fork, a comment on one, the run a fork's pull request started.
+_TRIGGER = re.compile(r"\b(pull_request_target|workflow_run|issue_comment)\b")
+# A checkout (or fetch) of the pull request's own code: by its head, its number's refs
+# (`refs/pull/N/merge`, `pull/N/head`, with N written as an expression), `gh pr checkout`,
+# its fork given as the repository to check out, or the head of the run a pull request
+# started given to a checkout (not the same fields tested in an `if:`).
+_PR_HEAD = re.compile(
+    r"github\.event\.pull_request\.(head\.(sha|ref)|merge_commit_sha)|github\.head_ref|"
+    r"\bpull/(\$\{\{[^}]*\}\}|[^/\s]+)/(head|merge)\b|\bgh\s+pr\s+checkout\b|"
+    r"\b(ref|repository)\s*:[^#]*github\.event\.(pull_request\.head\.repo\.full_name|"
+    r"workflow_run\.(head_sha|head_branch|head_repository\.full_name))|"
+    r"\bgit\s+(checkout|fetch|switch|reset)\b[^#]*github\.event\.workflow_run\.head_")
 # Event fields an outside contributor writes.
 _UNTRUSTED = re.compile(
     r"\$\{\{\s*(github\.event\.(issue|pull_request|comment|review|review_comment|discussion|"
@@ -57,9 +66,10 @@ class PullRequestTargetCheckout(WorkflowRule, frozen=True):
         for number in added:
             yield Hit(
                 rule_id=self.id, line=number,
-                message=("The workflow runs on pull_request_target (with secrets and a "
-                         "write token) and checks out the pull request's code, so a fork "
-                         "can run its own code with those privileges."),
+                message=("The workflow runs on a privileged trigger (pull_request_target, "
+                         "issue_comment or workflow_run: with secrets and a write token) and "
+                         "checks out the pull request's code, so a fork can run its own code "
+                         "with those privileges."),
                 suggestion=("Use the pull_request trigger for building PR code, or split into "
                             "an unprivileged build and a workflow_run job that uses its "
                             "artifacts."),

@@ -20,7 +20,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
-from reviewbot.code.python_walk import walk
+from reviewbot.code.python_walk import statements, walk
 from reviewbot.rules.python_flow import Flow, NameOf, flow_for, source_of
 
 Kind = Literal["shell", "sql", "path"]
@@ -78,16 +78,46 @@ class TreeDefinitions:
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._functions[node.name] = [node]
+            elif (lambda_ := _lambda_of(node)) is not None:
+                self._functions[lambda_.name] = [lambda_]
             elif isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                         self._methods.setdefault(item.name, []).append(item)
+        for found in _nested(tree):
+            self._functions.setdefault(found.name, []).append(found)
 
     def functions(self, name: str) -> list[Function]:
         return self._functions.get(name, [])
 
     def methods(self, name: str) -> list[Function]:
         return self._methods.get(name, [])
+
+
+def _lambda_of(node: ast.stmt) -> ast.FunctionDef | None:
+    """`run = lambda cmd: os.system(cmd)` as the function it is: `def run(cmd): return
+    os.system(cmd)`, on the same lines."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Lambda)):
+        return None
+    body = ast.copy_location(ast.Return(value=node.value.body), node.value.body)
+    function = ast.FunctionDef(name=node.targets[0].id, args=node.value.args, body=[body],
+                               decorator_list=[], returns=None)
+    return ast.copy_location(function, node)
+
+
+def _nested(tree: ast.Module) -> Iterator[Function]:
+    """Functions defined inside another (or a class's method), and lambdas bound to a name
+    there: called by their name as a module's function is, each may be any of the
+    definitions of its name."""
+    for outer in tree.body:
+        if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for inner in statements(outer.body):
+                found = inner if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef) \
+                    else _lambda_of(inner)
+                if found is not None and not (isinstance(outer, ast.ClassDef)
+                                              and found in outer.body):
+                    yield found
 
 
 class Wrappers:

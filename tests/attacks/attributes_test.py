@@ -4,8 +4,11 @@ binary) cannot hide their lines from the rules; binary is decided by content."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from reviewbot.cli import main
 from reviewbot.diff import binary as diff_binary
 from reviewbot.diff.parse import collect
 from reviewbot.repo.git import open_repo
@@ -227,3 +230,35 @@ def test_a_rename_into_another_language_is_read_as_new_code(repo: GitFixture) ->
     repo.git("mv", "h.py", "g.py")
     repo.stage()
     assert [(u.file_path, u.patch_type) for u in units(repo)] == [("g.py", "rename")]
+
+
+EVAL = "const x = eval(location.hash);\nvar y = 1;\n"
+
+
+@pytest.mark.parametrize(("path", "data", "expected"), [
+    # A browser decodes a script by its byte-order mark; every diff viewer shows binary.
+    ("web/a.js", EVAL.encode("utf-16"), [("wide-encoding", "warning", 1)]),
+    ("web/a.js", EVAL.encode("utf-16-be"), [("wide-encoding", "warning", 1)]),
+    ("web/a.html", f"<script>{EVAL}</script>\n".encode("utf-32"),
+     [("wide-encoding", "warning", 1)]),
+    # Text without a NUL byte (CJK) on top does not dilute the code's lines under it.
+    ("web/a.js", ("// " + "\u4e01" * 3000 + "\n" + EVAL).encode("utf-16-le"),
+     [("wide-encoding", "warning", 2)]),
+    # Near misses: the script as UTF-8, a NUL byte in a comment, an image.
+    ("web/a.js", EVAL.encode(), [("js.eval", "warning", 1)]),
+    ("web/a.js", ("// \0\n" + EVAL).encode(), [("js.eval", "warning", 2)]),
+    ("logo.png", PNG, []),
+])
+def test_code_saved_as_utf16_is_said(repo: GitFixture, capsys: pytest.CaptureFixture[str],
+                                     path: str, data: bytes,
+                                     expected: list[tuple[str, str, int]]) -> None:
+    """A script saved as UTF-16 or UTF-32 has a NUL byte in every character: git and the
+    forges show it as binary, and no rule reads `eval` between its NULs, but the browser
+    runs it. The file's encoding is reported, so what nobody could read is not passed over
+    in silence."""
+    repo.commit("base")
+    repo.write(path, data)
+    repo.stage()
+    main(["--repo", str(repo.root), "--offline", "--mode", "staged", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert [(f["rule_id"], f["severity"], f["start_line"]) for f in doc["findings"]] == expected

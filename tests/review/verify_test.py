@@ -137,5 +137,7 @@ def test_a_finding_that_says_the_code_is_fine_is_dropped(title: str, message: st
 ])
 def test_a_defect_in_plain_words_stands(message: str) -> None:
     assert check(recorded(message=message), INDEX, read).ok
+    assert check(recorded(title="SQL built by string formatting", message=message),
+                 INDEX, read).ok
     # A defect's text may mention a docstring; only the title says what the finding is about.
     assert check(recorded(message=message + " The docstring says otherwise."), INDEX, read).ok
