@@ -52,11 +52,13 @@ class JoinedTexts(msgspec.Struct, frozen=True):
     @classmethod
     def of(cls, texts: Sequence[str]) -> JoinedTexts:
         joined = "\n".join(texts)
-        data = joined.encode()
+        # A lone surrogate (a decoded `\ud800`) is kept as the three bytes UTF-8 would give
+        # it: no pattern matches them, and no text can stop the search.
+        data = joined.encode(errors="surrogatepass")
         # ASCII text (most code) has its offsets in characters; other text is encoded text
         # by text to know where each begins.
         lengths = ((len(text) for text in texts) if len(data) == len(joined)
-                   else (len(text.encode()) for text in texts))
+                   else (len(text.encode(errors="surrogatepass")) for text in texts))
         return cls(data, tuple(accumulate((length + 1 for length in lengths), initial=0)))
 
     def index_at(self, offset: int) -> int:

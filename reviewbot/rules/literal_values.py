@@ -97,10 +97,12 @@ def _formatted(match: re.Match[str]) -> str:
 def _decoded(match: re.Match[str]) -> str:
     try:
         value = codecs.decode(match.group("value"), "unicode_escape")
-    except UnicodeDecodeError:
+    except UnicodeError:  # a malformed escape, or a character no escape can stand beside
         return match.group(0)
-    # A quote or a line break the escapes spell would end the literal the detector reads.
-    return match.group(0) if any(c in value for c in "\"'\n") else f'"{value}"'
+    # A quote or a line break the escapes spell would end the literal the detector reads; a
+    # lone surrogate (`\ud800`) is no character of a credential, and no UTF-8 holds it.
+    unfit = any(c in value for c in "\"'\n") or any("\ud800" <= c <= "\udfff" for c in value)
+    return match.group(0) if unfit else f'"{value}"'
 
 
 def _joins(lines: Mapping[int, str], numbers: list[int],

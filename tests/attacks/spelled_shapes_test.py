@@ -49,6 +49,15 @@ def test_escapes_and_constant_text_stay_quiet(near: str) -> None:
     assert _secrets("app/c.py", near) == set()
 
 
+@pytest.mark.parametrize("path", ["app/c.py", "src/k.js"])
+def test_an_escape_that_spells_a_lone_surrogate_stops_no_review(path: str) -> None:
+    """`"\\ud800"` decodes to a character no UTF-8 holds (pip's own code has one): the hook
+    crashed on it (exit 3) before reading the rest. The key beside it is still found."""
+    lone = "X = '\\ud800\\x41'\nY = '\\udc80'\n"
+    assert _secrets(path, lone) == set()
+    assert _secrets(path, lone + f"K = '{AWS}'\n") == SECRET
+
+
 WORKFLOW = ".github/workflows/x.yml"
 CHECKOUT = "gha.pull-request-target-checkout"
 PLAIN_CHECKOUT = ("on: pull_request_target\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
