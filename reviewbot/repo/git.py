@@ -131,7 +131,7 @@ class GitRepo:
         `git write-tree` locks the index it reads to store the trees it computed, so two
         hooks at once (or a `git add` beside one) would fail on `index.lock`: it reads a
         private copy of the index instead, and the user's index is never written."""
-        index = self.root / self.text(["rev-parse", "--git-path", "index"])
+        index = self._index_file()
         with tempfile.TemporaryDirectory(prefix="reviewbot-index-") as scratch:
             copy = Path(scratch) / "index"
             # No index yet reads as an empty one: write-tree gives the empty tree.
@@ -146,6 +146,16 @@ class GitRepo:
                            "reviewbot again.")
         raise GitError(f"`git write-tree` failed, so the staged content cannot be read from "
                        f"the index: {err.strip()}")
+
+    def _index_file(self) -> Path:
+        """The index git reads here: GIT_INDEX_FILE (a hook of `git commit -a` gets its own),
+        else `.git/index`; git says where in any other layout (a worktree, GIT_DIR)."""
+        named = os.environ.get("GIT_INDEX_FILE")
+        if named:
+            return self.root / named
+        if (self.root / ".git").is_dir() and "GIT_DIR" not in os.environ:
+            return self.root / ".git" / "index"
+        return self.root / self.text(["rev-parse", "--git-path", "index"])
 
     def has_staged_changes(self) -> bool:
         base = self.head() or self.empty_tree()

@@ -82,25 +82,31 @@ def _session_names(parsed: PythonFile) -> frozenset[str]:
 
 
 def _assigned(parsed: PythonFile, node: ast.Assign) -> Iterator[Report]:
-    value = ast.unparse(node.value)
+    # Only the targets that can switch TLS off are unparsed: a module has many assignments.
     for target in node.targets:
-        if isinstance(target, ast.Attribute) and (
-                (target.attr == "check_hostname" and _false(parsed, node.value))
-                or (target.attr == "verify_mode" and value in _CERT_NONE)):
-            yield (node, "error", "TLS hostname or certificate checking is switched off.",
-                   "Keep ssl.create_default_context() defaults.")
-        elif isinstance(target, ast.Attribute) and target.attr == "verify" \
-                and _false(parsed, node.value) \
-                and ast.unparse(target.value) in _session_names(parsed):
-            yield (node, "error", "The session's `verify` is switched off: every request it "
-                                  "sends accepts any certificate.", _OFF)
-        elif ast.unparse(target).endswith("ssl._create_default_https_context") \
-                and value != "ssl.create_default_context":
-            yield (node, "error", "The standard library's default TLS context is replaced: "
-                                  "every HTTPS connection made through it skips the checks.",
-                   "Keep the default context; pass a context with a private CA where needed.")
-        elif isinstance(target, ast.Subscript) and ast.unparse(target.value) == "os.environ":
+        if isinstance(target, ast.Attribute):
+            yield from _attribute_set(parsed, node, target)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                and target.value.attr == "environ" and ast.unparse(target.value) == "os.environ":
             yield from _environment(node, target.slice, node.value)
+
+
+def _attribute_set(parsed: PythonFile, node: ast.Assign,
+                   target: ast.Attribute) -> Iterator[Report]:
+    if (target.attr == "check_hostname" and _false(parsed, node.value)) or (
+            target.attr == "verify_mode" and ast.unparse(node.value) in _CERT_NONE):
+        yield (node, "error", "TLS hostname or certificate checking is switched off.",
+               "Keep ssl.create_default_context() defaults.")
+    elif target.attr == "verify" and _false(parsed, node.value) \
+            and ast.unparse(target.value) in _session_names(parsed):
+        yield (node, "error", "The session's `verify` is switched off: every request it "
+                              "sends accepts any certificate.", _OFF)
+    elif target.attr == "_create_default_https_context" \
+            and ast.unparse(target).endswith("ssl._create_default_https_context") \
+            and ast.unparse(node.value) != "ssl.create_default_context":
+        yield (node, "error", "The standard library's default TLS context is replaced: "
+                              "every HTTPS connection made through it skips the checks.",
+               "Keep the default context; pass a context with a private CA where needed.")
 
 
 def _environment(node: ast.AST, key: ast.expr, value: ast.expr) -> Iterator[Report]:

@@ -13,7 +13,7 @@ import types
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -175,6 +175,16 @@ def redact(secret: str) -> str:
 LeftOut = dict[str, tuple[Severity, str, QuietKind]]
 
 
+@lru_cache(maxsize=8)
+def _long_line_hits(path: str, text: str, quiet: bool,
+                    encrypted: bool) -> tuple[_Hit, ...]:
+    """A long line's hits, found once: the rules and the redaction of the run's records both
+    ask (a minified bundle's line is megabytes)."""
+    return tuple(_own_hits(path, text, quiet) + (
+        [] if encrypted else [*_long_keyword_hits(path, text, quiet),
+                              *_long_entropy_hits(path, text, quiet)]))
+
+
 def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False,
               plugins: frozenset[int] | None = None,
               left_out: LeftOut | None = None,
@@ -192,10 +202,7 @@ def scan_line(path: str, text: str, quiet: bool = False, candidate: bool = False
         # well-known token formats (linear patterns) find what a person would have pasted
         # (no encrypted value has one); entropy and keyword detectors would flag every other
         # string.
-        long_hits = _own_hits(path, text, quiet) + (
-            [] if encrypted else [*_long_keyword_hits(path, text, quiet),
-                                  *_long_entropy_hits(path, text, quiet)])
-        for value, level, kind in long_hits:
+        for value, level, kind in _long_line_hits(path, text, quiet, encrypted):
             if level is not None and not documented_example(value) and (
                     value not in best or _rank(level) > _rank(best[value][0])):
                 best[value] = (level, kind)

@@ -131,3 +131,17 @@ def test_the_staged_tree_is_the_index_git_names(repo: GitFixture,
     monkeypatch.setenv("GIT_INDEX_FILE", str(other))
     tree = opened.index_tree()
     assert repo.git("ls-tree", "--name-only", tree).split() == ["b.py"]
+
+
+def test_the_staged_tree_of_a_linked_worktree_is_its_own_index(repo: GitFixture,
+                                                               tmp_path: Path) -> None:
+    """A linked worktree's `.git` is a file: its index is under the main repository's
+    `worktrees/`, and that one is reviewed, not the main work tree's."""
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", "--detach", str(linked))
+    (linked / "b.py").write_text("y = 2\n")
+    subprocess.run(["git", "add", "b.py"], cwd=linked, check=True)
+    tree = open_repo(linked).index_tree()
+    assert repo.git("ls-tree", "--name-only", tree).split() == ["a.py", "b.py"]
