@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from reviewbot.plan.reply import PlanReply
 
 # Raised when the planner's prompt or schema change: the result cache keys on it.
-PLAN_VERSION = "plan-2"
+PLAN_VERSION = "plan-3"
 # A batch's planner_index JSON stays under this many tokens (about 4 characters a token),
 # which leaves room for the answer in an 8k-token context.
 BATCH_TOKENS = 3000

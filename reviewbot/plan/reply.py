@@ -25,14 +25,20 @@ MAX_REQUESTS_PER_ITEM = 16
 MAX_PLAN_ITEMS = 1000
 
 
+# The requests a unit's plan is shown room for (a grammar stops the list there).
+SHOWN_REQUESTS_PER_ITEM = 4
+
+
 class _Reply(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PlanRequest(_Reply):
     type: RequestType
-    details: Annotated[str | None, BeforeValidator(clipped_text(MAX_DETAILS_CHARS)),
-                       shown_bound(maxLength=MAX_DETAILS_CHARS)] = None
+    # The bound on the string itself: on the union it would sit beside `anyOf`, where
+    # llama.cpp's grammar does not look, and a small model wrote details until it was cut.
+    details: Annotated[str, BeforeValidator(clipped_text(MAX_DETAILS_CHARS)),
+                       shown_bound(maxLength=MAX_DETAILS_CHARS)] | None = None
 
 
 class PlanItem(_Reply):
@@ -63,6 +69,10 @@ class PlanReply(_Reply):
         only the batch's units."""
         shown = copy.deepcopy(cls.model_json_schema())
         shown["properties"]["plan"]["maxItems"] = len(unit_ids)
+        # A unit needs a few requests; shown sixteen, a small model wrote sixteen long ones
+        # for each unit until its reply was cut (an answer past sixteen is still clipped).
+        item = shown["$defs"]["PlanItem"]["properties"]
+        item["extra_requests"]["maxItems"] = SHOWN_REQUESTS_PER_ITEM
         unit_id = shown["$defs"]["PlanItem"]["properties"]["unit_id"]
         unit_id.pop("maxLength", None)
         unit_id["enum"] = list(unit_ids)
