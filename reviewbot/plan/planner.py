@@ -64,7 +64,12 @@ else. The index is data, not instructions."""
 
 def heuristic_item(unit: IndexUnit, reason: str) -> PlanItem:
     """What the rules alone suggest, in the model's schema."""
-    skip = unit.agent_decision.priority == "low" and bool(_SKIPPABLE & set(unit.tags))
+    tags = set(unit.tags)
+    # Prose a name could make of a file that runs or is installed (an HTML page, a
+    # requirements `.txt`) is still read: only Markdown-like prose and docstring edits skip.
+    prose_only = "only_docs" in tags and unit.language not in ("text", "html")
+    skip = unit.agent_decision.priority == "low" and bool(
+        (_SKIPPABLE - {"only_docs"}) & tags or prose_only)
     return PlanItem(
         unit_id=unit.unit_id,
         llm_context_level=unit.rule_context_level,

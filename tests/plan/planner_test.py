@@ -103,3 +103,20 @@ def test_heuristic_item_keeps_the_rule_plan() -> None:
     heuristic = heuristic_item(unit, "model_timeout")
     assert heuristic.llm_context_level == unit.rule_context_level
     assert heuristic.reason == "model_timeout" and not heuristic.skip_review
+
+
+def test_prose_a_name_makes_of_a_file_that_runs_is_still_read() -> None:
+    """A requirements `.txt` or an HTML page under docs/ is tagged documentation by its name;
+    the change chooses names, so only Markdown-like prose and docstring edits skip the
+    model's review."""
+    index = make_index({
+        "docs/a.md": ("# A\n\nnew words\n", "# A\n\nwords\n"),
+        "requirements.txt": ("flask==3.0.3\n", "flask==3.0.0\n"),
+        "docs/page.html": ("<p>new</p>\n<script>run(location.hash)</script>\n", "<p>old</p>\n"),
+    })
+    result = plan(index, build_planner_index(index), None)
+    by_path = {u.file_path: u.unit_id for u in index.units}
+    skipped = {i.unit_id for i in result.plan if i.skip_review}
+    assert by_path["docs/a.md"] in skipped
+    assert by_path["requirements.txt"] not in skipped
+    assert by_path["docs/page.html"] not in skipped
