@@ -79,6 +79,9 @@ class Limits(msgspec.Struct, frozen=True):
     unit_tokens: int = 40_000
     unit_seconds: float = 90.0
     reply_tokens: int = 2048
+    # The agent's conversations for the risky units of a change small enough to be read
+    # whole in one call (review/route.py); off, such a change is that one call.
+    small_change_agent: bool = False
 
     def calls_for(self, mode: str) -> int:
         """The call cap: as set, else 30 for a commit hook (staged, working: a hook that

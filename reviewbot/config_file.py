@@ -81,6 +81,8 @@ class LimitsSection(_Section, frozen=True, kw_only=True):
     unit_seconds: Annotated[float, Meta(gt=0, le=3600)] | None = None
     # The longest reply a request may ask for (max_tokens).
     reply_tokens: Annotated[int, Meta(ge=16, le=100_000)] | None = None
+    # true: the agent's conversations for a small change's risky units too (more calls).
+    small_change_agent: bool | None = None
 
 
 class FileConfig(_Section, frozen=True, kw_only=True):

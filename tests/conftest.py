@@ -89,10 +89,32 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     server.stop()
 
 
+# The agent's conversations on a change small enough for one call (review/route.py): the
+# tests about the agent use small changes.
+AGENT_ON_SMALL_CHANGES = "small_change_agent = true\n"
+
+
+def write_user_config(text: str) -> Path:
+    """The user's config file (under the test's HOME)."""
+    config = Path.home() / ".config" / "reviewbot" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text)
+    return config
+
+
+@pytest.fixture
+def agent_on_small_changes() -> None:
+    """The agent takes the risky units of a small change (the user's config, kept as another
+    fixture wrote it)."""
+    config = Path.home() / ".config" / "reviewbot" / "config.toml"
+    text = config.read_text() if config.exists() else ""
+    if AGENT_ON_SMALL_CHANGES not in text:
+        write_user_config(text.replace("[limits]\n", "[limits]\n" + AGENT_ON_SMALL_CHANGES, 1)
+                          if "[limits]\n" in text else text + "[limits]\n" + AGENT_ON_SMALL_CHANGES)
+
+
 @pytest.fixture
 def serial_reviews() -> None:
     """One model conversation at a time (the user's config), for tests that script replies in
-    the order requests arrive."""
-    config = Path.home() / ".config" / "reviewbot" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[limits]\nconcurrency = 1\n")
+    the order requests arrive; the agent takes a small change's risky units."""
+    write_user_config("[limits]\nconcurrency = 1\n" + AGENT_ON_SMALL_CHANGES)

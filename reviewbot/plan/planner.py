@@ -43,9 +43,11 @@ SMALL_CHANGE_LINES = 200
 SMALL_CHANGE = "small_change"
 # What no review call reads when the rules rate it low: no code changed that could hold the
 # bug, security hole or performance trap a review reports (a docstring or prose edit is
-# read for secrets by the rules; a model asked for defects in it invents one).
+# read for secrets by the rules; a model asked for defects in it invents one). A manifest's
+# versions bumped and nothing else: what a release changed is not in the diff, and a model
+# asked about it guesses ("may introduce breaking changes").
 _SKIPPABLE = frozenset({"only_whitespace", "only_comments", "only_docs", "generated",
-                        "minified", "vendored", "lockfile"})
+                        "minified", "vendored", "lockfile", "only_versions"})
 
 SYSTEM_PROMPT = """\
 You plan a code review. For every unit in the planner index (one hunk of a change, \

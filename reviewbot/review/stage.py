@@ -191,7 +191,8 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     by_unit: dict[str | None, list[Finding]] = defaultdict(list)
     for finding in findings:
         by_unit[finding.unit_id].append(finding)
-    to_agent, to_one_call = route(units, bundle.items, by_unit)
+    to_agent, to_one_call = route(units, bundle.items, by_unit,
+                                  whole=_read_whole(units, bundle, config))
     agent_groups = groups([unit for unit, _ in to_agent],
                           bundle.replace(items=tuple(item for _, item in to_agent)))
     calls = batches([unit for unit, _ in to_one_call], [item for _, item in to_one_call])
@@ -216,6 +217,16 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
     description = next((o.description for o in results if o.description is not None), None)
     return ReviewResult(reviews=tuple(reviews), skipped=skipped, mode=reviewer.mode,
                         description=description)
+
+
+def _read_whole(units: Sequence[ReviewUnit], bundle: ContextBundle, config: Config) -> bool:
+    """Whether the change is read whole in one call, its risky units too: it fits one
+    (review/change.py `batches`), and the user has not asked for the agent on small
+    changes."""
+    if config.limits.small_change_agent:
+        return False
+    by_id = {unit.unit_id: unit for unit in units}
+    return len(batches([by_id[item.unit_id] for item in bundle.items], bundle.items)) <= 1
 
 
 @dataclass

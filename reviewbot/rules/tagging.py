@@ -114,6 +114,8 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
         tags.append("only_docs")
     if meaningful and _only_imports(meaningful, unit.language):
         tags.append("only_imports")
+    if "dependency_manifest" in path_tags(unit.file_path) and _only_versions(changed):
+        tags.append("only_versions")
     if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
         tags.append("large_change")
     if is_minified(unit):
@@ -204,7 +206,7 @@ def _rate(unit: ReviewUnit, tags: set[str],
         return level, 0.85, "high"
     if tags & SECRETS_ONLY_TAGS:
         return "diff_only", 0.95, "low"
-    if tags & _QUIET or "only_imports" in tags:
+    if tags & _QUIET or tags & {"only_imports", "only_versions"}:
         return "diff_only", 0.9, "low"
     if tags & {"ci_workflow", "dependency_manifest", "migration", "routing_file"}:
         return "file_context", 0.8, "medium"
@@ -291,6 +293,22 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
             if before not in docstrings or after not in docstrings:
                 return False
     return True
+
+
+# A version as manifests write one (`3.0.3`, `v5.1.0`, `1.0a1`, `2.0.0-rc.1+build`), not a
+# digit inside a name (`boto3`, `pkg-2`: a package renamed is not a version bump).
+_VERSION = re.compile(r"(?<![\w.-])v?\d[0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")
+
+
+def _only_versions(changed: list[DiffLine]) -> bool:
+    """Every removed line of a manifest is replaced, in order, by a line that differs from
+    it only in its versions (`flask==3.0.0` -> `flask==3.0.3`): a dependency bump. A line
+    added or removed alone (a new dependency, another index or source) is not one."""
+    removed = [line.text.strip() for line in changed if line.kind == "del" and line.text.strip()]
+    added = [line.text.strip() for line in changed if line.kind == "add" and line.text.strip()]
+    return bool(removed) and len(removed) == len(added) and all(
+        old != new and _VERSION.sub("V", old) == _VERSION.sub("V", new)
+        for old, new in zip(removed, added, strict=True))
 
 
 def _only_imports(texts: list[str], language: str) -> bool:

@@ -28,7 +28,7 @@ FindingSource = Literal["rule", "model"]
 Tag = Literal[
     "config_file", "routing_file", "ci_workflow", "dependency_manifest", "migration",
     "test_file", "docs", "generated", "vendored", "lockfile", "only_whitespace",
-    "only_comments", "only_docs", "only_imports", "large_change", "minified",
+    "only_comments", "only_docs", "only_imports", "only_versions", "large_change", "minified",
     "security_sensitive",
 ]
 

@@ -40,6 +40,7 @@ from tests.hostile import (
 from tests.model.helpers import KEY
 
 
+@pytest.mark.usefixtures("agent_on_small_changes")
 def test_an_injected_model_cannot_stop_the_pull_request_review(
         pull: PullRequest, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from reviewbot.cli import main
 from reviewbot.model.servers import remember_without_tools
-from tests.conftest import GitFixture
+from tests.conftest import AGENT_ON_SMALL_CHANGES, GitFixture
 from tests.llama.conftest import ForcingProxy
 from tests.model.helpers import PLANNED
 
@@ -39,7 +39,7 @@ def change(repo: GitFixture, monkeypatch: pytest.MonkeyPatch) -> GitFixture:
     # What fits a 135M model on two CPU cores (docs: "a local model").
     config.write_text("[limits]\ntimeout_s = 300\nmodel_deadline_s = 900\nconcurrency = 1\n"
                       "reply_tokens = 512\nunit_turns = 4\nunit_seconds = 600\n"
-                      "max_model_calls = 20\n")
+                      "max_model_calls = 20\n" + AGENT_ON_SMALL_CHANGES)
     monkeypatch.setenv("REVIEWBOT_MODEL", "smollm2")
     return repo
 

@@ -1,7 +1,8 @@
 """The model phase's speed and cost: a pool of conversations, the result cache, token
 accounting and budgets. The fake server answers from the request itself (a responder), so
 replies do not depend on the order requests arrive in. The modules are under `auth/`, so
-the rules see risk in each and each gets the agent's conversation (review/route.py)."""
+the rules see risk in each and, with the user's `small_change_agent`, each gets the agent's
+conversation (review/route.py)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ import pytest
 from reviewbot.cli import main
 from reviewbot.model.ledger import Ledger
 from reviewbot.store.cache import ResultCache, cache_key
-from tests.conftest import GitFixture
+from tests.conftest import AGENT_ON_SMALL_CHANGES, GitFixture, write_user_config
 from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
 
 FILES = 8
+
+pytestmark = pytest.mark.usefixtures("agent_on_small_changes")
 
 
 def _tool_calls(*calls: tuple[str, dict[str, Any]]) -> Scripted:
@@ -66,9 +69,8 @@ def change(repo: GitFixture, fake_openai: FakeOpenAI,
 
 
 def user_config(text: str) -> None:
-    config = Path.home() / ".config" / "reviewbot" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(text)
+    """The user's config: its `[limits]` with the agent on small changes (every test here)."""
+    write_user_config(text.replace("[limits]\n", "[limits]\n" + AGENT_ON_SMALL_CHANGES))
 
 
 def review(change: GitFixture, capsys: pytest.CaptureFixture[str],

@@ -111,7 +111,8 @@ def test_prose_a_name_makes_of_a_file_that_runs_is_still_read() -> None:
     model's review."""
     index = make_index({
         "docs/a.md": ("# A\n\nnew words\n", "# A\n\nwords\n"),
-        "requirements.txt": ("flask==3.0.3\n", "flask==3.0.0\n"),
+        "requirements.txt": ("flask==3.0.0\n--extra-index-url https://pkgs.example/simple\n",
+                             "flask==3.0.0\n"),
         "docs/page.html": ("<p>new</p>\n<script>run(location.hash)</script>\n", "<p>old</p>\n"),
     })
     result = plan(index, build_planner_index(index), None)
@@ -120,3 +121,17 @@ def test_prose_a_name_makes_of_a_file_that_runs_is_still_read() -> None:
     assert by_path["docs/a.md"] in skipped
     assert by_path["requirements.txt"] not in skipped
     assert by_path["docs/page.html"] not in skipped
+
+
+def test_a_dependency_bump_is_not_sent_for_review() -> None:
+    """Versions bumped and nothing else: what the release changed is not in the diff. A new
+    dependency beside it is read."""
+    index = make_index({
+        "requirements.txt": ("flask==3.0.3\n", "flask==3.0.0\n"),
+        "go.mod": ("module x\n\nrequire a.example/b v1.2.0\nrequire a.example/c v0.1.0\n",
+                   "module x\n\nrequire a.example/b v1.1.0\n"),
+    })
+    result = plan(index, build_planner_index(index), None)
+    by_path = {u.file_path: u.unit_id for u in index.units}
+    skipped = {i.unit_id for i in result.plan if i.skip_review}
+    assert by_path["requirements.txt"] in skipped and by_path["go.mod"] not in skipped

@@ -2,7 +2,8 @@
 
 The change is security-sensitive (SQL) with no rule finding to explain it: the rules see risk
 they could not name, so the unit gets the agent's conversation (review/route.py), and, being
-a small change, no plan call."""
+a small change, no plan call. The user's config gives a small change's risky units the
+agent (`small_change_agent`): by default such a change is read whole in one call."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from reviewbot.cli import main
-from tests.conftest import GitFixture
+from tests.conftest import AGENT_ON_SMALL_CHANGES, GitFixture, write_user_config
 from tests.fake_openai import FakeOpenAI, Scripted, completion
 from tests.model.helpers import KEY
 
@@ -28,6 +29,8 @@ def find_user(conn, name):
     return cursor.fetchone()
 '''
 HANDLE_LINE = 11  # `handle = open(...)` in the new file
+
+pytestmark = pytest.mark.usefixtures("agent_on_small_changes")
 
 
 @pytest.fixture
@@ -342,9 +345,8 @@ def test_a_structured_answer_is_checked_once_and_what_fails_is_dropped(
 def test_a_conversation_keeps_the_users_bounds(
         change: GitFixture, fake_openai: FakeOpenAI,
         capsys: pytest.CaptureFixture[str]) -> None:
-    config = Path.home() / ".config" / "reviewbot" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[limits]\nunit_turns = 2\nunit_tool_calls = 50\n")
+    write_user_config("[limits]\nunit_turns = 2\nunit_tool_calls = 50\n"
+                      + AGENT_ON_SMALL_CHANGES)
     fake_openai.default = Scripted(body=completion(None, tool_calls=[{
         "id": "c", "type": "function", "function": {"name": "list_files",
                                                    "arguments": '{"dir": "app"}'}}]))

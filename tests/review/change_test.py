@@ -14,7 +14,7 @@ from reviewbot.cli import main
 from reviewbot.review.change import batches, render_unit
 from reviewbot.schema.bundles import BundleItem, BundleMeta
 from reviewbot.schema.units import LineNumbers
-from tests.conftest import GitFixture
+from tests.conftest import GitFixture, write_user_config
 from tests.fake_openai import FakeOpenAI
 
 PAGING_BASE = "def page(items, number, size):\n    return items\n"
@@ -209,3 +209,76 @@ def test_units_are_packed_into_calls_within_the_budget() -> None:
     assert [len(b.units) for b in batches(units, items, budget=40)] == [2, 2]
     assert [len(b.units) for b in batches(units, items, budget=1)] == [1, 1, 1, 1]
 
+
+
+RISKY = ("import subprocess\n\n\ndef deploy(host):\n"
+         "    return subprocess.run(['ssh', host, 'deploy'], check=True)\n")
+
+
+def _risky_change(repo: GitFixture, filler_modules: int) -> None:
+    """A unit the rules see risk in (a shell, no finding to explain it), beside
+    `filler_modules` modules of plain code."""
+    repo.write("app/__init__.py", "")
+    repo.commit("base")
+    repo.write("app/deploy.py", RISKY)
+    for n in range(filler_modules):
+        repo.write(f"app/m{n}.py", "".join(f"def f{n}_{k}(value):\n    return value + {k}\n\n\n"
+                                           for k in range(30)))
+    repo.stage()
+
+
+def _modes(run_dir: Path) -> dict[str, str]:
+    reviews = json.loads((run_dir / "step7_review.json").read_text())["reviews"]
+    return {unit: review["mode"] for review in reviews
+            for unit in (f"{review['file_path']}#{u}" for u in review["unit_ids"])}
+
+
+def test_a_small_risky_change_is_read_whole_in_one_call(
+        repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent's conversations are for a change too large for one call: a small one is
+    that one call, its risky unit too, and no tools are offered."""
+    _risky_change(repo, 0)
+    monkeypatch.setenv("REVIEWBOT_MODEL", "reviewer")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.reply_json({"findings": []})
+    _, report, run_dir = run(repo, capsys)
+    [request] = fake_openai.received
+    assert "tools" not in request.body and "app/deploy.py" in request.messages[1]["content"]
+    assert set(_modes(run_dir).values()) == {"change"}
+    assert report["stats"]["model"]["calls"] == 1
+
+
+def test_a_large_changes_risky_unit_gets_the_agent(
+        repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Past what one call reads (review/change.py CALL_TOKENS), the risky unit is the
+    agent's and the rest is read in calls."""
+    _risky_change(repo, 6)
+    monkeypatch.setenv("REVIEWBOT_MODEL", "reviewer")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.finish_every_review()
+    _, _, run_dir = run(repo, capsys)
+    modes = _modes(run_dir)
+    deploy = [mode for unit, mode in modes.items() if "app/deploy.py" in unit]
+    assert deploy == ["tools"] and "change" in modes.values()
+
+
+@pytest.mark.parametrize(("tier", "agent"), [("user", True), ("repository", False)])
+def test_only_the_user_gives_a_small_change_the_agent(
+        repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], tier: str, agent: bool) -> None:
+    """`small_change_agent` spends more calls: a repository's config may only lower limits,
+    so it cannot turn it on."""
+    text = "[limits]\nsmall_change_agent = true\n"
+    if tier == "user":
+        write_user_config(text)
+    else:
+        repo.write(".reviewbot.toml", text)
+    _risky_change(repo, 0)
+    monkeypatch.setenv("REVIEWBOT_MODEL", "reviewer")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.finish_every_review()
+    _, _, run_dir = run(repo, capsys)
+    deploy = {mode for unit, mode in _modes(run_dir).items() if "app/deploy.py" in unit}
+    assert deploy == ({"tools"} if agent else {"change"})

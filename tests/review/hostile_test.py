@@ -37,8 +37,9 @@ MODES = {
 
 
 @pytest.fixture
-def attacked(repo: GitFixture, fake_openai: FakeOpenAI,
-             monkeypatch: pytest.MonkeyPatch) -> GitFixture:
+def attacked(repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+             agent_on_small_changes: None) -> GitFixture:
+    """The planted change, with the agent (and its tools) given its risky units."""
     plant(repo)
     monkeypatch.setenv("REVIEWBOT_MODEL", "injected")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

@@ -59,6 +59,37 @@ def test_import_only_change() -> None:
     assert "only_imports" in unit.tags
 
 
+@pytest.mark.parametrize(("path", "old", "new"), [
+    ("requirements.txt", "flask==3.0.0\nrequests==2.31.0\n", "flask==3.0.3\nrequests==2.31.0\n"),
+    ("package.json", '{\n  "react": "^18.2.0",\n  "vite": "~5.0.0"\n}\n',
+     '{\n  "react": "^18.3.1",\n  "vite": "~5.4.11"\n}\n'),
+    ("go.mod", "module x\n\nrequire github.com/go-chi/chi/v5 v5.0.10\n",
+     "module x\n\nrequire github.com/go-chi/chi/v5 v5.1.0\n"),
+    ("pyproject.toml", '[project]\ndependencies = ["httpx>=0.26"]\n',
+     '[project]\ndependencies = ["httpx>=0.27.0rc1"]\n'),
+])
+def test_a_dependency_bump_is_low_and_skippable(path: str, old: str, new: str) -> None:
+    unit = only_unit(path, new, old)
+    assert "only_versions" in unit.tags
+    assert unit.agent_decision.priority == "low"
+
+
+@pytest.mark.parametrize(("path", "old", "new"), [
+    # Another package (a digit in its name is not a version), another source, a dependency
+    # added beside a bump, an option added to a pin.
+    ("requirements.txt", "boto3==1.0\n", "boto4==1.0\n"),
+    ("requirements.txt", "pkg-2==1.0\n", "pkg-3==1.0\n"),
+    ("package.json", '{\n  "lodash": "^4.17.20"\n}\n', '{\n  "lodash": "file:../lodash"\n}\n'),
+    ("requirements.txt", "flask==3.0.0\n", "flask==3.0.3\nevil-pkg==1.0\n"),
+    ("requirements.txt", "flask==3.0.0\n", "flask==3.0.3 --index-url https://x.invalid/\n"),
+    ("requirements.txt", "flask==3.0.0\n", "flask==3.0.0  \n"),
+    # Not a manifest: a version in code is code.
+    ("src/app.py", 'VERSION = "1.0"\n', 'VERSION = "1.1"\n'),
+])
+def test_what_is_more_than_a_bump_is_not_one(path: str, old: str, new: str) -> None:
+    assert "only_versions" not in only_unit(path, new, old).tags
+
+
 def test_large_change() -> None:
     new = "".join(f"v{n} = {n}\n" for n in range(250))
     assert "large_change" in only_unit("src/big.py", new).tags
