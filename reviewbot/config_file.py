@@ -12,6 +12,7 @@ import msgspec
 from msgspec import Meta
 
 from reviewbot.errors import ConfigError
+from reviewbot.text.lazy_re import lazy_re
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -114,19 +115,19 @@ def validate(table: Mapping[str, Any], source: str) -> FileConfig:
 
 
 # msgspec's messages, e.g. "Expected `int` >= 1 - at `$.limits.processes`".
-_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_AT = lazy_re(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 
 
-_UNKNOWN = re.compile(r"Object contains unknown field `(?P<name>[^`]*)`")
+_UNKNOWN = lazy_re(r"Object contains unknown field `(?P<name>[^`]*)`")
 
 
-_WRONG_TYPE = re.compile(r"Expected `(?P<want>[\w |]+)`, got `\w+`")
+_WRONG_TYPE = lazy_re(r"Expected `(?P<want>[\w |]+)`, got `\w+`")
 
 
-_BOUND = re.compile(r"Expected `\w+` (?P<op>>=|>|<=|<) (?P<limit>[\d.]+)")
+_BOUND = lazy_re(r"Expected `\w+` (?P<op>>=|>|<=|<) (?P<limit>[\d.]+)")
 
 
-_LENGTH = re.compile(r"Expected `(?:str|array)` of length (?P<op>>=|<=) (?P<limit>\d+)")
+_LENGTH = lazy_re(r"Expected `(?:str|array)` of length (?P<op>>=|<=) (?P<limit>\d+)")
 
 
 _OP_WORDS = {">=": "at least", ">": "greater than", "<=": "at most", "<": "less than"}

@@ -142,7 +142,8 @@ def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: 
     assert importlib.util.find_spec("pydantic")
     repo.write(".reviewbot.toml", '[limits]\ntimeout_s = 20\n[[path_instructions]]\n'
                'path = "*.py"\ninstructions = "check shell calls"\n')
-    # A line some secret detector must look at: detect-secrets is loaded, not `requests`.
+    # A line some secret detector must look at: detect-secrets' plugins are loaded, not
+    # `requests`, nor its package's scanning machinery (`multiprocessing`).
     repo.write("app.py", "import os\nos.system('ls')\ndb_password = 'hunter2hunter2'\n")
     repo.stage()
     argv = ["reviewbot", *hook_entry(), "--repo", str(repo.root), "--format", "json",
@@ -152,7 +153,7 @@ def test_the_hook_never_imports_model_or_github_sdks(repo: GitFixture, offline: 
         "def heavy():\n"
         "    found = sorted(m for m in sys.modules\n"
         "                   if m.split('.')[0] in ('openai', 'github', 'gitlab', 'httpx2',\n"
-        "                                          'pydantic', 'requests'))\n"
+        "                                          'pydantic', 'requests', 'multiprocessing'))\n"
         "    print('HEAVY', found, file=sys.stderr)\n"
         "atexit.register(heavy)\n"
         f"sys.argv = {argv!r}\n"

@@ -20,6 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from reviewbot.code.syntax import parser_for
+from reviewbot.text.lazy_re import lazy_re
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -48,7 +49,7 @@ _PYGMENTS: dict[str, str] = {
 }
 _SHELL_LIKE = "bash"
 # An HTML comment in Markdown's prose (Pygments reads it as text).
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)")
+_HTML_COMMENT = lazy_re(r"<!--.*?(?:-->|$)")
 
 
 def line_comments(text: str, language: str) -> dict[int, str]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from reviewbot.code.lexical import is_comment
 from reviewbot.schema.units import DiffLine, ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 
 # Definitions whose signature change sends a reviewer to the callers, per language family.
 _DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (
@@ -20,7 +21,7 @@ _DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (
     r"^\s*(?:(?:public|private|protected|static|final|abstract|synchronized|override|"
     r"internal|async)\s+)+[\w<>\[\],.? ]*?\b(?P<name>\w+)\s*\([^;]*$",
 ))
-_CONFIG_KEY = re.compile(
+_CONFIG_KEY = lazy_re(
     r"^\s*(?:\"(?P<json>[\w.-]+)\"\s*:|(?P<yaml>[\w.-]+)\s*:(?:\s|$)|"
     r"(?P<assign>[A-Za-z_][\w.-]*)\s*=)",
 )

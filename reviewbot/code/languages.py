@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
+
+from reviewbot.text.lazy_re import lazy_re
 
 _BY_SUFFIX: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",
@@ -54,7 +55,7 @@ def named_as_code(path: str) -> bool:
     return detect_language(path) not in _NOT_CODE
 
 # `#!/usr/bin/env python3`, `#!/bin/bash -e`, `#!/usr/bin/env -S node --flag`: the program.
-_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?P<program>[A-Za-z]+)")
+_SHEBANG = lazy_re(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?P<program>[A-Za-z]+)")
 _BY_PROGRAM: dict[str, str] = {
     "python": "python", "pypy": "python", "uv": "python", "sh": "shell", "bash": "shell",
     "zsh": "shell", "ksh": "shell", "dash": "shell", "node": "javascript",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from reviewbot.text.lazy_re import lazy_re
+
 _HASH = ("#",)
 _SLASH = ("//", "/*", "*", "*/")
 _COMMENT_PREFIXES: dict[str, tuple[str, ...]] = {
@@ -68,7 +70,7 @@ def _next_block_token(text: str) -> str:
     return found.group() if found else ""
 
 
-_BLOCK_TOKEN = re.compile(r"/\*|\*/")
+_BLOCK_TOKEN = lazy_re(r"/\*|\*/")
 
 
 def comment_body(text: str) -> str:

@@ -12,9 +12,11 @@ import ast
 import re
 from bisect import bisect_right
 
-_BARE_CR = re.compile(r"\r(?!\n)")
+from reviewbot.text.lazy_re import lazy_re
+
+_BARE_CR = lazy_re(r"\r(?!\n)")
 # Python's own line ends (str.splitlines also splits at \v, \f, U+2028 and others).
-_PYTHON_BREAK = re.compile(r"\r\n|\r|\n")
+_PYTHON_BREAK = lazy_re(r"\r\n|\r|\n")
 
 
 def has_bare_cr(text: str) -> bool:

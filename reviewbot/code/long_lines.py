@@ -14,20 +14,22 @@ from __future__ import annotations
 
 import re
 
+from reviewbot.text.lazy_re import lazy_re
+
 # The code before a comment, in C-like languages, as far as it can be read with certainty:
 # any character but quotes, `/` and `\`; strings in double or single quotes; template
 # literals without substitutions.
-_C_PLAIN = re.compile(r"""(?:[^"'`/\\\n]+|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|"""
+_C_PLAIN = lazy_re(r"""(?:[^"'`/\\\n]+|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|"""
                       r"""`(?:[^`\\$]|\\.|\$(?!\{))*`)*""")
-_C_OPENER = re.compile(r"//|/\*")
+_C_OPENER = lazy_re(r"//|/\*")
 # Shell: outside quotes, `#` starts a comment at the start of a word. No `$(`, `${` or
 # backticks before it (they nest quotes).
-_SHELL_PLAIN = re.compile(r"""(?:[^"'`\\$\n#]+|(?<=[^\s;&|(])#|\$(?![({])|'[^'\n]*'|"""
+_SHELL_PLAIN = lazy_re(r"""(?:[^"'`\\$\n#]+|(?<=[^\s;&|(])#|\$(?![({])|'[^'\n]*'|"""
                           r""""(?:[^"\\`$\n]|\\.|\$(?![({]))*")*""")
-_SHELL_OPENER = re.compile("#")
+_SHELL_OPENER = lazy_re("#")
 # SQL: `--` and `/* */` outside quotes ('' is a quote inside a string).
-_SQL_PLAIN = re.compile(r"""(?:[^'"\-/\n]+|-(?!-)|/(?!\*)|'(?:[^'\n]|'')*'|"[^"\n]*")*""")
-_SQL_OPENER = re.compile(r"--|/\*")
+_SQL_PLAIN = lazy_re(r"""(?:[^'"\-/\n]+|-(?!-)|/(?!\*)|'(?:[^'\n]|'')*'|"[^"\n]*")*""")
+_SQL_OPENER = lazy_re(r"--|/\*")
 
 _C_LIKE = frozenset({"javascript", "typescript", "go", "java", "kotlin", "scala", "vue",
                      "svelte", "rust", "c", "cpp", "csharp", "swift", "php", "dart"})

@@ -14,8 +14,10 @@ import codecs
 import re
 from functools import lru_cache
 
+from reviewbot.text.lazy_re import lazy_re
+
 # PEP 263's own pattern, on one of the first two lines.
-_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*(?P<name>[-\w.]+)", re.MULTILINE)
+_COOKIE = lazy_re(r"^[ \t\f]*#.*?coding[:=][ \t]*(?P<name>[-\w.]+)", re.MULTILINE)
 # Every ASCII byte, and what UTF-7 would read as "a" (`+AGEA-`): a codec that keeps this
 # as it is shows Python's code to a reader as it is.
 _ASCII = bytes(range(128)) + b"+AGEA-"

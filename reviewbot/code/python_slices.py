@@ -15,13 +15,15 @@ import tokenize
 from bisect import bisect_right
 from collections.abc import Iterator
 
+from reviewbot.text.lazy_re import lazy_re
+
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Bounds on what one name costs: a `def` line inside a string is read too (tokenize cannot
 # know it is in a string without reading the module from its start), so each candidate is
 # read at most this far, and at most this many candidates a name.
 MAX_STATEMENT_CHARS = 256_000
 MAX_CANDIDATES = 16
-_IMPORT = re.compile(r"(?m)^([ \t]*)(?:import|from)[ \t]+[\w.]+")
+_IMPORT = lazy_re(r"(?m)^([ \t]*)(?:import|from)[ \t]+[\w.]+")
 
 
 class ModuleSlices:

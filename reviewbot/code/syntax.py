@@ -8,13 +8,13 @@ indentation/brace heuristic. Spans are 1-based, inclusive line ranges; decorator
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from reviewbot.code.definitions import definition_name
+from reviewbot.text.lazy_re import lazy_re
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -266,11 +266,11 @@ def heuristic_spans(text: str, language: str) -> list[Span]:
     return found
 
 
-_CLASS = re.compile(r"^\s*(?:export\s+|public\s+|private\s+|abstract\s+|final\s+|data\s+)*"
+_CLASS = lazy_re(r"^\s*(?:export\s+|public\s+|private\s+|abstract\s+|final\s+|data\s+)*"
                     r"(?:class|struct|interface|object|module|trait)\s+(?P<name>\w+)")
 
 
-_KEYWORD_DEF = re.compile(r"^\s*(?:def|fun|fn|sub|proc|function)\s+(?:self\.)?(?P<name>\w+[?!]?)")
+_KEYWORD_DEF = lazy_re(r"^\s*(?:def|fun|fn|sub|proc|function)\s+(?:self\.)?(?P<name>\w+[?!]?)")
 
 
 def _keyword_definition(line: str) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import accumulate
 from typing import Protocol, cast
 
@@ -32,6 +33,15 @@ class WholeTextPattern(Protocol):
 
     def search(self, text: bytes, pos: int = 0) -> WholeTextMatch | None: ...
     def finditer(self, text: bytes) -> Iterator[WholeTextMatch]: ...
+
+
+@lru_cache(maxsize=4)
+def utf8(text: str) -> bytes:
+    """A long text's UTF-8 bytes, for RE2, encoded once for every pattern that reads them (a
+    minified bundle's line is megabytes, and the rules, the redaction of the run's records
+    and the report each read it). A lone surrogate (a decoded `\\ud800`) is kept as the
+    three bytes UTF-8 would give it: no pattern matches them."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def compile_whole_text(pattern: str) -> WholeTextPattern:

@@ -9,7 +9,6 @@ the conventions of the file it came from (a bare `KEY=value` is a literal in a .
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +36,7 @@ from reviewbot.schema.findings import Finding
 from reviewbot.schema.plans import FusedItem, FusedPlan
 from reviewbot.schema.records import CONTEXT_LEVELS
 from reviewbot.schema.units import ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor
 
 MAX_DIFF_LINES = 300
@@ -184,7 +184,7 @@ def _enclosing_spans(index: SyntaxIndex, lines: list[int]) -> list[Span]:
     return list(found)
 
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")
+_ASSIGNMENT = lazy_re(r"^[A-Za-z_][\w.]*\s*(?::[^=]+)?=(?!=)")
 
 
 def file_skeleton(unit: ReviewUnit, source: RepoSource) -> str | None:

@@ -7,9 +7,9 @@ enough for budgeting (identifiers and operators are each about one token).
 
 from __future__ import annotations
 
-import re
+from reviewbot.text.lazy_re import lazy_re
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+_TOKEN = lazy_re(r"\w+|[^\w\s]")
 MAX_SNIPPET_LINES = 40
 MAX_FULL_FILE_LINES = 400
 

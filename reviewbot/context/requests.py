@@ -6,7 +6,6 @@ A handler returns the bundle fields it fills; fusion has already given each requ
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypedDict
@@ -20,6 +19,7 @@ from reviewbot.repo.source import RepoSource
 from reviewbot.schema.bundles import CodeHit
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.units import ExtraRequest, ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 
 PREVIOUS_MARGIN = 10
 
@@ -102,7 +102,7 @@ def implementations(ctx: UnitContext, request: ExtraRequest) -> Parts:
     return {"search_hits": [ctx.searcher.with_function(hit) for hit in hits]}
 
 
-_FIELD = re.compile(r"^\s*(?:self\.|this\.)?(?P<name>[A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
+_FIELD = lazy_re(r"^\s*(?:self\.|this\.)?(?P<name>[A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")
 
 
 def model_usage(ctx: UnitContext, request: ExtraRequest) -> Parts:

@@ -28,6 +28,7 @@ from reviewbot.report.quietened import LISTED_BY_A_RUN, markdown_details, markdo
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.runs import RunReport
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.words import counted
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
@@ -38,13 +39,13 @@ _MARGIN = 2_000
 # A finding's comment: its fingerprint, ";resolved" (gone from the pull request) or
 # ";dismissed" (someone with write access dismissed it: never posted again here), and its
 # rule (what repeated dismissals are counted by).
-FINGERPRINT = re.compile(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolved|;dismissed)?"
+FINGERPRINT = lazy_re(r"<!-- reviewbot:fp=(?P<fp>[0-9a-f]+)(?P<state>;resolved|;dismissed)?"
                          r"(?: rule=(?P<rule>[a-z0-9_.-]+))? -->")
 # reviewbot's answer to a comment, so that a re-run of the same event answers once.
-REPLY = re.compile(r"<!-- reviewbot:reply to=(?P<id>\d+) -->")
-SUMMARY = re.compile(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
+REPLY = lazy_re(r"<!-- reviewbot:reply to=(?P<id>\d+) -->")
+SUMMARY = lazy_re(r"<!-- reviewbot:summary head=(?P<head>[0-9a-f]*) -->")
 # A review's own body, with the nonce of the write that created it.
-REVIEW = re.compile(r"<!-- reviewbot:review (?P<nonce>[0-9a-f]+) -->")
+REVIEW = lazy_re(r"<!-- reviewbot:review (?P<nonce>[0-9a-f]+) -->")
 _MARKERS = (FINGERPRINT, REPLY, SUMMARY, REVIEW)
 
 

@@ -19,12 +19,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from reviewbot.text.lazy_re import lazy_re
+
 # "question": not a command, a plain reply in a reviewbot comment's thread.
 CommandName = Literal["review", "help", "explain", "ignore", "question", "unknown"]
 # Commands that act on the reviewbot comment they reply to.
 THREAD_COMMANDS = frozenset({"explain", "ignore", "question"})
 MAX_REASON_CHARS = 500
-_COMMAND = re.compile(r"^[ \t]*/reviewbot(?:[ \t]+(?P<word>\S+))?(?:[ \t]+(?P<rest>.*))?$",
+_COMMAND = lazy_re(r"^[ \t]*/reviewbot(?:[ \t]+(?P<word>\S+))?(?:[ \t]+(?P<rest>.*))?$",
                       re.IGNORECASE | re.MULTILINE)
 _NAMES: dict[str, CommandName] = {"review": "review", "help": "help", "explain": "explain",
                                   "why": "explain", "ignore": "ignore", "dismiss": "ignore"}

@@ -11,15 +11,16 @@ author can write.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from reviewbot.text.lazy_re import lazy_re
+
 # Most recently updated review comments read to count them.
 MAX_COMMENTS_READ = 1000
 # What a proposed glob may hold: a file name from a pull request is untrusted text.
-_SAFE = re.compile(r"[A-Za-z0-9_.*/+-]{1,200}")
+_SAFE = lazy_re(r"[A-Za-z0-9_.*/+-]{1,200}")
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ A file whose patch GitHub leaves out (binary, or too large) has no commentable l
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
-_HUNK_OLD = re.compile(r"^@@ -(?P<start>\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
+from reviewbot.text.lazy_re import lazy_re
+
+_HUNK = lazy_re(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
+_HUNK_OLD = lazy_re(r"^@@ -(?P<start>\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 def right_side_lines(patch: str) -> set[int]:

@@ -15,12 +15,12 @@ them).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from reviewbot.errors import UsageError
+from reviewbot.text.lazy_re import lazy_re
 
 MERGE_REQUEST_EVENT = "merge_request_event"
 REQUIRED = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID",
@@ -28,7 +28,7 @@ REQUIRED = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID",
 # CI_MERGE_REQUEST_EVENT_TYPE: the pipelines whose CI_COMMIT_SHA is GitLab's merge commit.
 MERGED = ("merged_result", "merge_train")
 # A commit id, SHA-1 or SHA-256: nothing else reaches git as a revision or a fetch.
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_SHA = lazy_re(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)

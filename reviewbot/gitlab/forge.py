@@ -42,6 +42,7 @@ from reviewbot.deliver.forge import (
 )
 from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.gitlab.ci import MergeRequestPipeline, server_url
+from reviewbot.text.lazy_re import lazy_re
 
 # Notes API: a note's body is "Limited to 1,000,000 characters".
 MAX_BODY = 1_000_000
@@ -52,7 +53,7 @@ BACKOFF_S = 1.0
 THROTTLE_WAIT_S = 30.0
 TIMEOUT_S = 30
 PER_PAGE = 100
-_HUNK = re.compile(r"^@@ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)(?:,\d+)? @@")
+_HUNK = lazy_re(r"^@@ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)(?:,\d+)? @@")
 _NOT_FOUND_PROJECT = ("Project Not Found", "Merge Request Not Found")
 
 

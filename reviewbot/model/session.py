@@ -32,13 +32,14 @@ from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec,
 from reviewbot.model.settings import ModelSettings
 from reviewbot.schema.reviews import ModelCall
 from reviewbot.store.cache import cache_key
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor
 from reviewbot.text.terminal import printable
 
 T = TypeVar("T", bound=BaseModel)
 MAX_RETRIES = 2
 BACKOFF_S = 0.5
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*$", re.DOTALL)
+_FENCE = lazy_re(r"^\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*$", re.DOTALL)
 # response_format, from the most to the least a server must support.
 _FORMATS = ("json_schema", "json_object", "none")
 # How a request bounds its reply: the widely supported parameter, OpenAI's newer one, none.

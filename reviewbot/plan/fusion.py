@@ -17,19 +17,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
 from reviewbot.schema.plans import FusedItem, FusedPlan, LlmPlan, PlanItem
 from reviewbot.schema.records import CONTEXT_LEVELS, ContextLevel
 from reviewbot.schema.units import KEYWORD_REQUESTS, SYMBOL_REQUESTS, ExtraRequest, ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 
 CONFIDENT = 0.7
 MAX_REQUESTS_PER_UNIT = 8
 MAX_NEEDLE_CHARS = 100
 # A symbol: an identifier, possibly qualified (`Cart.total`, `pkg::fn`, `$el`).
-_SYMBOL = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
+_SYMBOL = lazy_re(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*$")
 HIGH_CONFIDENCE_FALLBACK = "rule_high_confidence_fallback"
 DROPPED_LOW_CONFIDENCE = "dropped_by_fusion_low_confidence"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewbot.errors import GitError
+from reviewbot.text.lazy_re import lazy_re
 
 # Settings that would change the shape of the diff text if a user's config set them.
 _CONFIG_OVERRIDES = (
@@ -38,12 +38,12 @@ DIFF_FLAGS = (
 # What `git show REV:PATH` says when the path is simply not at that revision (or in the index;
 # a path under a folder the index lacks is "ambiguous"). Callers pass revisions they have
 # already resolved, so these are about the path.
-_ABSENT = re.compile(r"does not exist|exists on disk, but not in|is in the index, but not|"
+_ABSENT = lazy_re(r"does not exist|exists on disk, but not in|is in the index, but not|"
                      r"unknown revision or path not in the working tree")
 
 # A revision that counts back from another (`HEAD~1000`, `main^^`): when the start resolves
 # and the revision does not, the history is too short, and no fetch of the name helps.
-_ANCESTRY = re.compile(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
+_ANCESTRY = lazy_re(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
 
 
 @dataclass(frozen=True)

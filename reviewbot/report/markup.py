@@ -26,22 +26,23 @@ from __future__ import annotations
 
 import re
 
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.terminal import visible
 
 # Invisible, and no Markdown or HTML construct continues across it: used in quoted code
 # alone, whose characters cannot be escaped.
 _BREAK = "\u200b"
 # A code fence's line: where a block in untrusted Markdown opens.
-_FENCE_LINE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_FENCE_LINE = lazy_re(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # A `/reviewbot` command and an HTML comment, in quoted code.
-_COMMAND = re.compile(r"/(?=reviewbot)", re.IGNORECASE)
+_COMMAND = lazy_re(r"/(?=reviewbot)", re.IGNORECASE)
 # A line GitLab runs as a quick action starts with `/` and the command's name; whitespace
 # before it is broken too, whatever a renderer strips.
-_QUICK_ACTION = re.compile(r"^(\s*)/(?=\w)")
-_MARKER = re.compile(r"<!--")
+_QUICK_ACTION = lazy_re(r"^(\s*)/(?=\w)")
+_MARKER = lazy_re(r"<!--")
 # A code block's language, when it is one (anything else is dropped); GitHub renders these
 # info strings as something other than code.
-_LANGUAGE = re.compile(r"[A-Za-z0-9_+#.-]{1,30}")
+_LANGUAGE = lazy_re(r"[A-Za-z0-9_+#.-]{1,30}")
 _NOT_CODE = frozenset({"suggestion", "mermaid", "geojson", "topojson", "stl", "math"})
 
 
@@ -105,7 +106,7 @@ def inert_line(text: str) -> str:
 # A backtick run, and what CommonMark pairs it with on the same line: the next run of the
 # same length (CommonMark 6.1). A span is kept only when it closes on its line: one that
 # would close on the next line is not paired here, so its backticks are escaped instead.
-_BACKTICKS = re.compile(r"`+")
+_BACKTICKS = lazy_re(r"`+")
 
 
 def _prose(line: str) -> str:
@@ -143,13 +144,13 @@ def _closing(line: str, run: re.Match[str]) -> int | None:
 # mentions (and the at signs NFKC folds to `@`), GitHub's `#12` and `GH-12`, GitLab's `!45`,
 # `$12`, `&3`, `~label`, `~"a label"`, `%milestone`, what GFM autolinks (`://`, `www.`), and a
 # `/reviewbot` command.
-_RISKY = re.compile(r"[@\uff20\ufe6b]|[#!$&](?=[0-9])|[~%](?=[\w\"])|://|(?i:www)\.|"
+_RISKY = lazy_re(r"[@\uff20\ufe6b]|[#!$&](?=[0-9])|[~%](?=[\w\"])|://|(?i:www)\.|"
                     r"(?i:\bGH)-(?=[0-9])|/(?i:reviewbot)")
 # What CommonMark would read as syntax in the rest: HTML and entities, links and images,
 # code spans and fences, a tilde fence; each escaped to show the character itself.
 _ESCAPES = {"\\": "\\\\", "&": "&amp;", "<": "&lt;", "[": "\\[", "]": "\\]", "`": "\\`",
             "~": "\\~"}
-_WORDS = re.compile(r"(\s+)")
+_WORDS = lazy_re(r"(\s+)")
 
 
 def _plain(text: str, line_start: bool) -> str:

@@ -21,6 +21,7 @@ from reviewbot.schema.reviews import (
     MAX_TITLE_CHARS,
     RecordedFinding,
 )
+from reviewbot.text.lazy_re import lazy_re
 
 # A model's words, without control characters or bidi overrides (the file path is checked
 # against the change's paths instead, by the verifier).
@@ -176,7 +177,7 @@ def _without_descriptions(schema: Any) -> Any:
 
 
 # A line as the prompt shows it: its diff mark, its number, a bar (`+   12 | code`).
-_SHOWN_LINE = re.compile(r"^[+\- ]?\s*\d+ \| ?", re.MULTILINE)
+_SHOWN_LINE = lazy_re(r"^[+\- ]?\s*\d+ \| ?", re.MULTILINE)
 
 
 def _unnumbered(code: str) -> str:

@@ -17,6 +17,7 @@ from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema.findings import Finding
 from reviewbot.store.cache import ResultCache
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.terminal import visible
 
 # Raised when the suggestion prompt changes: the result cache keys on it.
@@ -24,7 +25,7 @@ SUGGEST_VERSION = "suggest-1"
 MAX_SUGGESTIONS = 10
 MAX_RANGE_LINES = 15
 CONTEXT_LINES = 5
-_FENCE = re.compile(r"^\s*```[\w+-]*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
+_FENCE = lazy_re(r"^\s*```[\w+-]*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 
 SYSTEM = """\
 You write the fix for a problem a code reviewer found: the new text for a few lines of one \

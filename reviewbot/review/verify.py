@@ -27,6 +27,7 @@ from reviewbot.diff.lines import DiffIndex
 from reviewbot.levels import SEVERITY_RANK
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.reviews import Dropped, Reanchored, RecordedFinding
+from reviewbot.text.lazy_re import lazy_re
 
 # How far (in lines) a finding may be moved to where its evidence is.
 MAX_SHIFT = 8
@@ -55,7 +56,7 @@ class Verdict:
 
 # What a finding says when it says the code is fine: a remark, never a defect. Whole phrases
 # only, so "does not close the file" or "no check on the path" stay defects.
-_DISMISSES = re.compile(
+_DISMISSES = lazy_re(
     r"\b(?:does(?: not|n't) affect|has no (?:effect|impact) on|no (?:impact|effect) on"
     r"|(?:is|are) not an? (?:issue|problem|bug|defect)|there is no (?:issue|problem|bug)"
     r"|no (?:changes?|action) (?:is |are )?(?:needed|required|necessary)"
@@ -67,7 +68,7 @@ _DISMISSES = re.compile(
 # naming, formatting): no defect, whatever the text goes on to claim ("missing docstring ...
 # which is a security hole").
 # ("Formatting" alone is no such word: "SQL built by string formatting" is a defect.)
-_OFF_TOPIC = re.compile(r"\b(?:docstrings?|documentation|type hints?|naming|code formatting"
+_OFF_TOPIC = lazy_re(r"\b(?:docstrings?|documentation|type hints?|naming|code formatting"
                         r"|readability|code style|typos?)\b", re.IGNORECASE)
 
 
@@ -109,7 +110,7 @@ def check(finding: RecordedFinding, index: DiffIndex, read: ReadText) -> Verdict
 
 
 # A quote that shares no word this long with the lines it names is about something else.
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_NAME = lazy_re(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 MAX_LINES_BY_NUMBER = 15
 
 
@@ -203,7 +204,7 @@ def dropped(verdict: Verdict) -> Dropped:
 
 # --- duplicates ------------------------------------------------------------------------------
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = lazy_re(r"[a-z0-9]+")
 _STOP = frozenset({"a", "an", "the", "of", "in", "to", "is", "and", "or", "on", "for", "with",
                    "be", "can", "may", "not", "this", "that", "it"})
 # Categories that describe the same kind of problem from two angles.

@@ -10,7 +10,6 @@ a comment or a docstring are text about the guard, not the guard.
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 from collections.abc import Callable
 from functools import cached_property
@@ -18,9 +17,10 @@ from typing import NamedTuple
 
 from reviewbot.code.lexical import comment_flags
 from reviewbot.schema.units import ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 
 ReadText = Callable[[str], str | None]
-_PYTHON_DEF = re.compile(r"(?:async )?def (\w+)\s*\(")
+_PYTHON_DEF = lazy_re(r"(?:async )?def (\w+)\s*\(")
 
 
 def normal_line(text: str) -> str:

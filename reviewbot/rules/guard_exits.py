@@ -29,21 +29,22 @@ from reviewbot.rules.guard_text import (
     never_true,
 )
 from reviewbot.schema.units import DiffLine, Hunk
+from reviewbot.text.lazy_re import lazy_re
 
-_EXITS = re.compile(r"^\s*(?:\}\s*)?(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
+_EXITS = lazy_re(r"^\s*(?:\}\s*)?(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
                     r"(?:sys\.)?exit\(|os\.Exit\(|panic\(|die\b)")
 # `if not check(args)`, `if (!check(args))`, `elif`, `} else if`; or a check whose name says
 # it looks for trouble (`if is_unsafe(x)`).
-_HEAD = re.compile(
+_HEAD = lazy_re(
     r"^(?P<indent>\s*)(?:\}\s*else\s+)?(?:elif|else\s+if|if)\s*\(?\s*"
     r"(?:(?:not\s+|!\s*)(?P<check>(?:[\w.]+\.)?\w+)|(?P<trouble>(?:[\w.]+\.)?(?i:(?:is_)?\w*"
     r"(?:unsafe|invalid|forbidden|traversal|malicious|dangerous|outside)\w*)))"
     r"\((?P<args>[^)]*)\)")
 # An exit on the `if` line itself, after its condition: `if not ok(x): raise E()`,
 # `if (!ok(x)) return;`, `if (!ok(x)) { throw e; }`.
-_INLINE_EXIT = re.compile(r"[:{)]\s*(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
+_INLINE_EXIT = lazy_re(r"[:{)]\s*(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
                           r"(?:sys\.)?exit\(|os\.Exit\(|panic\()")
-_DEF = re.compile(r"^(?P<indent>\s*)(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
+_DEF = lazy_re(r"^(?P<indent>\s*)(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
 # How far down the new file a kept use, or a guard's body, is looked for.
 _BODY_LINES = 30
 
@@ -236,7 +237,7 @@ def _replacement(added: tuple[DiffLine, ...], subjects: set[str],
     return None
 
 
-_ONE_LINE_IF = re.compile(r"^\s*(?:\}\s*else\s+)?(?:elif|else\s+if|if)\b\s*(?P<test>.*?)"
+_ONE_LINE_IF = lazy_re(r"^\s*(?:\}\s*else\s+)?(?:elif|else\s+if|if)\b\s*(?P<test>.*?)"
                           r"\s*(?::|\{|\)\s*(?:\{|return|throw|raise))")
 
 

@@ -9,9 +9,11 @@ from functools import lru_cache
 
 import msgspec
 
-IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+from reviewbot.text.lazy_re import lazy_re
+
+IDENTIFIER = lazy_re(r"[A-Za-z_]\w*")
 # A name as code uses it: not a longer name, not an attribute of something else.
-NAMES = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+NAMES = lazy_re(r"(?<![\w.])[A-Za-z_]\w*")
 
 
 class Said(msgspec.Struct, frozen=True):
@@ -42,9 +44,9 @@ def names_in(text: str) -> Iterator[str]:
     return (match.group(0) for match in NAMES.finditer(text))
 
 
-_CONDITION = re.compile(r"^\s*(?:el)?if\s*(?P<test>.+?)\s*:\s*(?:#.*)?$|"
+_CONDITION = lazy_re(r"^\s*(?:el)?if\s*(?P<test>.+?)\s*:\s*(?:#.*)?$|"
                         r"^\s*(?:\}\s*else\s+)?if\s*\((?P<c_test>.+)\)\s*\{?\s*$")
-_AND = re.compile(r"\s+and\s+|\s*&&\s*")
+_AND = lazy_re(r"\s+and\s+|\s*&&\s*")
 
 
 def condition(line: str) -> str | None:
@@ -73,7 +75,7 @@ def conjuncts(line: str) -> tuple[str, ...] | None:
     return tuple(" ".join(part.split()) for part in parts if part.strip())
 
 
-_INNER_CALL = re.compile(
+_INNER_CALL = lazy_re(
     r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((?P<arg>[A-Za-z_][\w.]*)\s*(?:,|\))")
 
 
@@ -85,9 +87,9 @@ def inner_value(value: str) -> str | None:
 
 # A call that checks something (not a conversion or a size), or a comparison with something
 # other than nothing (None, empty, a truth value): what makes a condition a check.
-_CALL = re.compile(r"(?<![\w.])(?!(?:len|bool|str|int|float|type|repr|id|print)\()"
+_CALL = lazy_re(r"(?<![\w.])(?!(?:len|bool|str|int|float|type|repr|id|print)\()"
                    r"[A-Za-z_][\w.]*\s*\(")
-_COMPARED = re.compile(r"(?:==|!=|<=?|>=?|\bin\b)\s*(?!None\b|True\b|False\b|null\b|nil\b|"
+_COMPARED = lazy_re(r"(?:==|!=|<=?|>=?|\bin\b)\s*(?!None\b|True\b|False\b|null\b|nil\b|"
                        r"""undefined\b|0\b|""|''|\[\]|\{\}|\)|$)\S""")
 
 
@@ -101,7 +103,7 @@ def checks_something(condition: str) -> bool:
 
 
 # A constant that is false in Python, JavaScript, Go, Java or C.
-_FALSE = re.compile(r"^\(*\s*(?:False|false|None|null|nil|undefined|0|''|\"\"|not\s+True|"
+_FALSE = lazy_re(r"^\(*\s*(?:False|false|None|null|nil|undefined|0|''|\"\"|not\s+True|"
                     r"!\s*true|!\s*1)\s*\)*$")
 
 

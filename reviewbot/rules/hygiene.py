@@ -6,15 +6,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
+from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
+from reviewbot.rules.patterns import line_pieces
+from reviewbot.text.lazy_re import lazy_re
 
-_MARKER = re.compile(r"^(<{7}|>{7}|\|{7})(\s|$)")
-_SEPARATOR = re.compile(r"^={7}$")
-_WIDE = re.compile("(?:[^\0]\0){8}|(?:[^\0]\0{3}){4}")
+_MARKER = lazy_re(r"^(<{7}|>{7}|\|{7})(\s|$)")
+_SEPARATOR = lazy_re(r"^={7}$")
+_WIDE = lazy_re("(?:[^\0]\0){8}|(?:[^\0]\0{3}){4}")
 _WORDS = ("TODO", "FIXME", "XXX", "HACK")
-_TODO = re.compile(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
+_TODO = lazy_re(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
+_TODO_LONG = compile_whole_text(_TODO.pattern)
 # An issue number (#12, PROJ-12), a link, or an owner: the TODO is tracked somewhere.
-_TRACKED = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
+_TRACKED = lazy_re(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
                       re.IGNORECASE)
 
 
@@ -62,14 +66,33 @@ class UntrackedTodoRule(RuleBase, frozen=True):
         # Documentation is not read for TODOs: what it holds is recorded as quietened.
         quiet = Quiet("docs", change.kind.decided("docs")) if "docs" in change.tags else None
         for number, text in change.pattern_lines.items():
-            # A plain search for the words first: the pattern tried at every place of a
-            # minified line's megabytes costs more than the four searches.
-            match = _TODO.search(text) if any(word in text for word in _WORDS) else None
-            if match and not _TRACKED.search(text[match.end():]):
+            match = _todo(text)
+            if match and not _TRACKED.search(match.string[match.end():]):
                 yield Hit(rule_id=self.id, line=number,
                           message=f"{match.group(2)} added without an issue reference.",
                           suggestion="Link the issue (e.g. `TODO(#123): ...`) so it is not "
                                      "forgotten.", quiet=quiet)
+
+
+def _todo(text: str) -> re.Match[str] | None:
+    """The line's first TODO comment. A plain search for the words first on an ordinary
+    line; a long one (a minified bundle's megabytes) is searched by RE2 in one pass over the
+    bytes the line patterns read too, and the match read again where RE2 found it."""
+    if len(text) <= MINIFIED_LINE_CHARS:
+        return _TODO.search(text) if any(word in text for word in _WORDS) else None
+    for piece, data in line_pieces(text):
+        if data is None:
+            found = _TODO.search(piece)
+        elif (at := _TODO_LONG.search(data)) is None:
+            continue
+        else:
+            start = (at.start() if len(data) == len(piece)
+                     else len(data[:at.start()].decode("utf-8", "surrogatepass")))
+            # RE2's `\b` is ASCII: where `re` disagrees, it searches on from there.
+            found = _TODO.match(piece, start) or _TODO.search(piece, start + 1)
+        if found is not None:
+            return found
+    return None
 
 
 RULES = (

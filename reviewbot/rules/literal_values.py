@@ -18,6 +18,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import is_wrapped_name
 
 # A string literal on one line, with an optional prefix (`r"..."`, `b'...'`).
@@ -28,9 +29,9 @@ _LITERAL = r"""[rRbBuUfF]{0,2}(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`)"""
 # Each piece of space is matched one way only: no pattern here backtracks over a long run.
 _BREAK = r"[ \t]*(?:\\?\n[ \t]*)?"
 _SEPARATOR = rf"{_BREAK}(?:(?:\+|\.\.?|&|\|\|){_BREAK})?"
-_JOINED = re.compile(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
-_QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
-_PREFIX = re.compile(r"^[rRbBuUfF]{0,2}")
+_JOINED = lazy_re(rf"{_LITERAL}(?:{_SEPARATOR}{_LITERAL})+")
+_QUOTED = lazy_re(r"""(?P<q>["'`])(?P<value>[$%{<(\[][^"'`\n]*)(?P=q)""")
+_PREFIX = lazy_re(r"^[rRbBuUfF]{0,2}")
 _WRAPPED_SIGN = compile_whole_text(r"""["'`][$%{<(\[]""")
 # Where two literals stand side by side (space, an operator or a line break between them:
 # `""`, an empty string, is not two): joins are looked for only from those lines.
@@ -41,13 +42,13 @@ _MAX_JOINED_LINES = 12
 # A plain literal, its quote captured, for the shapes below.
 _PLAIN = r"""(?:"[^"\\\n]*"|'[^'\\\n]*')"""
 # A literal holding an escape that spells a character (`\\x41`, `\\u0041`, `\\101`).
-_ESCAPED = re.compile(r"""(?P<q>["'])(?P<value>(?:[^"'\\\n]|\\.)*?\\(?:x[0-9a-fA-F]{2}|"""
+_ESCAPED = lazy_re(r"""(?P<q>["'])(?P<value>(?:[^"'\\\n]|\\.)*?\\(?:x[0-9a-fA-F]{2}|"""
                       r"""u[0-9a-fA-F]{4}|[0-7]{3})(?:[^"'\\\n]|\\.)*)(?P=q)""")
 # Constants put together by the language: `"".join([...])`, `"...%s" % "..."`,
 # `"...{}".format("...")`.
-_CONSTANT_JOIN = re.compile(rf"""(?P<q>["'])(?P=q)\s*\.join\(\s*[\[(]\s*(?P<parts>{_PLAIN}"""
+_CONSTANT_JOIN = lazy_re(rf"""(?P<q>["'])(?P=q)\s*\.join\(\s*[\[(]\s*(?P<parts>{_PLAIN}"""
                             rf"""(?:\s*,\s*{_PLAIN})+)\s*,?\s*[\])]\s*\)""")
-_CONSTANT_FORMAT = re.compile(rf"""(?P<template>{_PLAIN})\s*(?:%\s*\(?\s*(?P<value>{_PLAIN})"""
+_CONSTANT_FORMAT = lazy_re(rf"""(?P<template>{_PLAIN})\s*(?:%\s*\(?\s*(?P<value>{_PLAIN})"""
                               rf"""\s*,?\s*\)?|\.format\(\s*(?P<arg>{_PLAIN})\s*\))""")
 _EVALUATED_SIGN = compile_whole_text(
     r"""\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3})|\.join\(\s*[\[(]\s*["']|"""

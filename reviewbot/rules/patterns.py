@@ -14,7 +14,7 @@ from functools import cache, cached_property, lru_cache
 import msgspec
 import re2
 
-from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text
+from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text, utf8
 from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
@@ -26,6 +26,7 @@ from reviewbot.rules.base import (
 )
 from reviewbot.rules.pattern_views import code_line, views
 from reviewbot.schema.records import Category
+from reviewbot.text.lazy_re import lazy_re
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
 GO = frozenset({"go"})
@@ -116,7 +117,7 @@ class PatternRule(RuleBase, frozen=True):
 
     def first_match(self, text: str) -> Variant | None:
         """The first variant that matches the text, unless the rule's exception does."""
-        pieces = _pieces(text)
+        pieces = line_pieces(text)
         if self.unless is not None and any(self.unless.search(piece, data)
                                            for piece, data in pieces):
             return None
@@ -163,14 +164,13 @@ def _long_matches(data: bytes) -> frozenset[str] | None:
 
 
 @lru_cache(maxsize=64)
-def _pieces(text: str) -> tuple[tuple[str, bytes | None], ...]:
+def line_pieces(text: str) -> tuple[tuple[str, bytes | None], ...]:
     """The pieces of a line the patterns read, each with its UTF-8 bytes when it is long
     (RE2 reads bytes): computed once for every rule that reads the line. Each piece a bare
     \r (or, in JavaScript, U+2028/U+2029) ends is a line to the language
     (code/line_breaks.py): an anchored pattern must see it as one."""
     broken = "\r" in text or "\u2028" in text or "\u2029" in text
-    return tuple((piece, piece.encode("utf-8", "surrogatepass")
-                  if len(piece) > MINIFIED_LINE_CHARS else None)
+    return tuple((piece, utf8(piece) if len(piece) > MINIFIED_LINE_CHARS else None)
                  for piece in (_BREAKS.split(text) if broken else (text,)))
 
 
@@ -200,7 +200,7 @@ _TESTS = frozenset({"test_file"})
 # false})`, `new Agent({...})`).
 _CLIENTS = frozenset({"Agent", "request", "get", "post", "put", "fetch", "connect", "create",
                       "createServer", "createSecureContext", "Client", "axios"})
-_BREAKS = re.compile("[\r\u2028\u2029]")
+_BREAKS = lazy_re("[\r\u2028\u2029]")
 
 RULES = (
     _rule("js.eval", "eval or new Function", "warning", "security", JS, (

@@ -29,6 +29,7 @@ from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex
 from reviewbot.rules.python_strings import literal_text, module_constants
 from reviewbot.schema.records import Category
+from reviewbot.text.lazy_re import lazy_re
 
 StringKind = Literal["formatted", "constant", "dynamic"]
 Report = tuple[ast.AST, Severity | None, str, str]
@@ -169,7 +170,7 @@ def on_lines(node: ast.AST, lines: LineSet) -> bool:
 
 
 # Programs, examples and documentation, by their folder: what they print is their output.
-_PROGRAM_PATH = re.compile(r"(^|/)(__main__\.py|cli\.py|(commands?|scripts?|bin|cli|tools?|"
+_PROGRAM_PATH = lazy_re(r"(^|/)(__main__\.py|cli\.py|(commands?|scripts?|bin|cli|tools?|"
                            r"examples?|docs?|management/commands)/)")
 # Searched over the whole file: RE2, one pass (`re` tried the alternation at every line). A
 # module that exits at its top level is a program nobody imports (a GitHub Action's script).
@@ -276,7 +277,7 @@ class LinePattern(msgspec.Struct, frozen=True):
 
 
 # An f-string with a replacement field (`{{` is a brace, not a field), up to its quote.
-_FORMATTED = re.compile(r"(?<![\w'\"])[rR]?[fF][rR]?(?P<q>['\"])(?:(?!(?P=q))[^{])*"
+_FORMATTED = lazy_re(r"(?<![\w'\"])[rR]?[fF][rR]?(?P<q>['\"])(?:(?!(?P=q))[^{])*"
                         r"(?:\{\{(?:(?!(?P=q))[^{])*)*\{(?!\{)")
 
 
@@ -346,7 +347,7 @@ def python_notes(change: FileChange) -> list[str]:
 
 def line_pattern(pattern: str, message: str, severity: Severity = "info",
                  formatted: Severity | None = None) -> LinePattern:
-    return LinePattern(re.compile(pattern), message, severity, formatted)
+    return LinePattern(lazy_re(pattern), message, severity, formatted)
 
 
 def rule(rule_id: str, title: str, severity: Severity, category: Category, rationale: str,

@@ -24,6 +24,7 @@ from reviewbot.rules.python_ast import (
 from reviewbot.rules.python_flow import Flow, source_of
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
+from reviewbot.text.lazy_re import lazy_re
 
 _MARK_SAFE = frozenset({
     "django.utils.safestring.mark_safe", "mark_safe", "markupsafe.Markup", "jinja2.Markup",
@@ -50,7 +51,7 @@ _SENDERS = frozenset({"flask.send_file", "send_file", "flask.send_from_directory
                       "aiohttp.web.FileResponse", "django.http.FileResponse"})
 
 
-_HTML = re.compile(r"<\s*/?\s*[a-zA-Z]")
+_HTML = lazy_re(r"<\s*/?\s*[a-zA-Z]")
 
 
 _ESCAPE_HINT = ("Escape the values (format_html(\"<b>{}</b>\", value), markupsafe.escape) "
@@ -76,7 +77,7 @@ def xss(parsed: PythonFile) -> Iterator[Report]:
 
 
 # Markup a browser acts on: a document, links, scripts, forms, frames, images.
-_HTML_MARKUP = re.compile(r"<\s*(html|body|script|a\s[^>]*href|form|iframe|img\s[^>]*src|"
+_HTML_MARKUP = lazy_re(r"<\s*(html|body|script|a\s[^>]*href|form|iframe|img\s[^>]*src|"
                           r"meta\s[^>]*url)\b", re.IGNORECASE)
 
 
@@ -158,7 +159,7 @@ def _jinja_environment(parsed: PythonFile, call: ast.Call) -> Iterator[Report]:
 
 # Names of files (or templates) whose text is not HTML: Markdown release notes, a comment
 # body, a config file. A template's own extension after it (`notes.md.j2`) is looked through.
-_TEXT_FILE = re.compile(r"\.(md|markdown|rst|txt|text|py|toml|ya?ml|json|cfg|ini|sh|csv)"
+_TEXT_FILE = lazy_re(r"\.(md|markdown|rst|txt|text|py|toml|ya?ml|json|cfg|ini|sh|csv)"
                         r"(\.(j2|jinja2?|tmpl|tpl))?$", re.IGNORECASE)
 
 

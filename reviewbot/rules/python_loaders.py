@@ -11,9 +11,9 @@ is judged by its name.
 from __future__ import annotations
 
 import ast
-import re
 
 from reviewbot.rules.python_calls import CallShapes
+from reviewbot.text.lazy_re import lazy_re
 
 # PyYAML's loaders that construct no Python object.
 SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"})
@@ -24,7 +24,7 @@ UNSAFE = frozenset({"yaml.unsafe_load", "yaml.unsafe_load_all"})
 # A loader built on a stream and read (`yaml.Loader(stream).get_single_data()`).
 LOADER_CLASSES = frozenset({"yaml.Loader", "yaml.UnsafeLoader", "yaml.FullLoader",
                             "yaml.CLoader", "yaml.CUnsafeLoader", "yaml.CFullLoader"})
-_SAFE_NAME = re.compile(r"Safe|CSafe|BaseLoader")
+_SAFE_NAME = lazy_re(r"Safe|CSafe|BaseLoader")
 _MAX_DEPTH = 6
 
 

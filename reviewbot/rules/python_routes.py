@@ -13,9 +13,9 @@ to register is walked (Django's patterns by the `urlpatterns` they are listed in
 from __future__ import annotations
 
 import ast
-import re
 
 from reviewbot.code.python_walk import walk
+from reviewbot.text.lazy_re import lazy_re
 
 # Methods that register a view: the function or class is among their arguments.
 _REGISTRARS = frozenset({
@@ -27,7 +27,7 @@ _PATTERNS = frozenset({"path", "re_path", "url"})
 # Decorators that register a view, when called by hand: `app.route("/p")(show)`.
 _DECORATORS = frozenset({"route", "get", "post", "put", "patch", "delete", "websocket",
                          "api_route", "view_config"})
-_MENTIONED = re.compile(r"add_url_rule|add_api_route|add_route|add_get|add_post|add_put|"
+_MENTIONED = lazy_re(r"add_url_rule|add_api_route|add_route|add_get|add_post|add_put|"
                         r"add_patch|add_delete|add_head|add_view|add_websocket|register_view|"
                         r"add_resource|as_view|\)\(|urlpatterns")
 
@@ -92,7 +92,7 @@ def is_handler(function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[st
 
 
 # What a web framework's request is called when a parameter is annotated with it.
-_WEB_REQUEST_TYPE = re.compile(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
+_WEB_REQUEST_TYPE = lazy_re(r"(?<![\w])(I|Http|WSGI|ASGI|Base|Local|HTTPServer)?Request\b")
 
 
 def _annotated_otherwise(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:

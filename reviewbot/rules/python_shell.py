@@ -5,7 +5,6 @@ read as a command's option (git, ssh and the like, where some options run comman
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -26,6 +25,7 @@ from reviewbot.rules.python_sinks import module_wrappers, wrapped
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import LOWERED, OUTSIDE, Use, from_source, report_use, use_of
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
+from reviewbot.text.lazy_re import lazy_re
 
 
 def shell_injection(parsed: PythonFile) -> Iterator[Report]:
@@ -89,7 +89,7 @@ def _remote_shells(parsed: PythonFile) -> Iterator[Report]:
 _TEMPLATED_COMMAND_KEYWORDS = frozenset({"bash_command"})
 
 
-_TRIGGER_VALUE = re.compile(r"\{\{-?\s*(?P<name>(?:dag_run|params|run_id)\b[^}]*?)\s*-?\}\}")
+_TRIGGER_VALUE = lazy_re(r"\{\{-?\s*(?P<name>(?:dag_run|params|run_id)\b[^}]*?)\s*-?\}\}")
 
 
 def _templated_commands(parsed: PythonFile) -> Iterator[Report]:

@@ -14,12 +14,13 @@ from reviewbot.rules.python_ast import PythonFile, Report, line_pattern, nodes_o
 from reviewbot.rules.python_sinks import RUNNERS, sql_arguments, wrapped
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
+from reviewbot.text.lazy_re import lazy_re
 
-_SQL = re.compile(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
+_SQL = lazy_re(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
                   r"drop\s+table|where|explain|order\s+by)\b", re.IGNORECASE)
 
 
-_QUERY_START = re.compile(r"^\s*(select|insert|update|delete|with)\b", re.IGNORECASE)
+_QUERY_START = lazy_re(r"^\s*(select|insert|update|delete|with)\b", re.IGNORECASE)
 
 
 # Django's raw fragments: SQL by definition, keywords or not.
@@ -35,15 +36,15 @@ _WRAPPERS = frozenset({"text", "exec", "literal_column", "query", "fetch", "fetc
 # A quoted placeholder used as a value in SQL (`WHERE name = '%s'`: compared, matched,
 # listed or inserted; not prose such as "on platform '%s'") is only ever filled by string
 # formatting: a database driver's parameters are never quoted.
-_QUOTED_VALUE = re.compile(r"""(=|<>|<|>|\blike|\bin\s*\(|\bvalues\s*\(|,)\s*"""
+_QUOTED_VALUE = lazy_re(r"""(=|<>|<|>|\blike|\bin\s*\(|\bvalues\s*\(|,)\s*"""
                            r"""(['"])(%s|%\(\w+\)s|\{\w*\})\2""", re.IGNORECASE)
 
 
-_SINGLE_QUOTED_PLACEHOLDER = re.compile(r"'(%s|%\(\w+\)s|\{\w*\})'")
+_SINGLE_QUOTED_PLACEHOLDER = lazy_re(r"'(%s|%\(\w+\)s|\{\w*\})'")
 
 
 # Functions that build SQL: Django's as_sql() and its per-database variants, query builders.
-_SQL_FUNCTION = re.compile(r"sql|query|^as_(postgresql|mysql|oracle|sqlite)$", re.IGNORECASE)
+_SQL_FUNCTION = lazy_re(r"sql|query|^as_(postgresql|mysql|oracle|sqlite)$", re.IGNORECASE)
 
 
 def sql_injection(parsed: PythonFile) -> Iterator[Report]:
@@ -132,7 +133,7 @@ def _refilled_in_loop(parsed: PythonFile, call: ast.Call, name: str) -> bool:
 _EXPRESSION_BASES = ("Func", "Aggregate", "Transform", "Window", "Expression", "Lookup")
 
 
-_NAMED_QUOTED = re.compile(r"""(['"])%\((\w+)\)s\1""")
+_NAMED_QUOTED = lazy_re(r"""(['"])%\((\w+)\)s\1""")
 
 
 def _quoted_extras(parsed: PythonFile) -> Iterator[Report]:
@@ -277,7 +278,7 @@ _PARAMS_NAMES = frozenset({"params", "parameters", "args", "sql_params", "query_
 
 
 # Where a query is filled in to be shown, not run.
-_DISPLAY_FUNCTIONS = re.compile(r"^(__str__|__repr__|last_executed_query|mogrify)$|debug")
+_DISPLAY_FUNCTIONS = lazy_re(r"^(__str__|__repr__|last_executed_query|mogrify)$|debug")
 
 
 def _binds_into_text(parsed: PythonFile, node: ast.AST) -> tuple[str, str] | None:

@@ -28,8 +28,9 @@ from reviewbot.rules.python_loaders import LOADER_CLASSES as YAML_LOADER_CLASSES
 from reviewbot.rules.python_loaders import LOADING as YAML_LOADING
 from reviewbot.rules.python_loaders import UNSAFE as UNSAFE_YAML
 from reviewbot.rules.python_loaders import loader_of, safe_loader
+from reviewbot.text.lazy_re import lazy_re
 
-_SECURITY_NAMES = re.compile(r"passw|secret|token|sign|auth|credential", re.IGNORECASE)
+_SECURITY_NAMES = lazy_re(r"passw|secret|token|sign|auth|credential", re.IGNORECASE)
 
 
 # Where a value may come from, when it is outside the program's control.
@@ -147,7 +148,7 @@ def _debug_leftover(parsed: PythonFile) -> Iterator[Report]:
 
 
 # Functions whose job is to print: `dump_dfa`, `print_usage`, `show_tree`.
-_PRINTING_FUNCTION = re.compile(r"^_*(print|pprint|dump|show|display|usage)", re.IGNORECASE)
+_PRINTING_FUNCTION = lazy_re(r"^_*(print|pprint|dump|show|display|usage)", re.IGNORECASE)
 
 
 def _is_output(parsed: PythonFile, call: ast.Call) -> bool:

@@ -41,17 +41,18 @@ from reviewbot.rules.guard_text import (
     names_in,
 )
 from reviewbot.schema.units import DiffLine, Hunk
+from reviewbot.text.lazy_re import lazy_re
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
 # a URL, a file name under a folder.
-_GUARD = re.compile(
+_GUARD = lazy_re(
     r"(?<![\w.])(?P<name>(?:[A-Za-z_]\w*\.)*(?:_?(?:escape\w*|\w+_escape|sanitiz\w+|sanitis\w+)"
     r"|quote|quote_plus|quoteattr|secure_filename|safe_join|strip_tags|bleach\.clean))\s*\(")
 # On the added side any call named like a guard counts: `quote(k)` becoming
 # `percent_encoded(k)` is a rename, not a removal.
-_GUARD_LIKE = re.compile(r"(?<![\w.])(?P<name>(?:[A-Za-z_]\w*\.)*\w*(?:escape|quote|encod|"
+_GUARD_LIKE = lazy_re(r"(?<![\w.])(?P<name>(?:[A-Za-z_]\w*\.)*\w*(?:escape|quote|encod|"
                          r"saniti[sz]|clean|safe|secure|strip_tags)\w*)\s*\(", re.IGNORECASE)
-_DEFINITION = re.compile(r"\b(def|function|fn|func)\s+$")
+_DEFINITION = lazy_re(r"\b(def|function|fn|func)\s+$")
 # Where text is prose, not code.
 _PROSE = frozenset({"markdown", "rst", "text"})
 _MAX_VALUE = 200
@@ -223,7 +224,7 @@ def _used_raw_nearby(nearby: _Nearby, count: int, index: int, removed: DiffLine,
 
 
 # Calls that validate: a pattern match, a predicate, an allow list.
-_CHECK_CALL = re.compile(r"\.(match|fullmatch|search)\(|(?<![\w.])(?:[\w.]*\.)?(is_?[a-z]\w*|"
+_CHECK_CALL = lazy_re(r"\.(match|fullmatch|search)\(|(?<![\w.])(?:[\w.]*\.)?(is_?[a-z]\w*|"
                          r"valid\w*|check\w*|allowed\w*|safe\w*|startswith|endswith|"
                          r"isidentifier|isalnum|isdigit|isdecimal)\(", re.IGNORECASE)
 
@@ -251,10 +252,10 @@ def _dropped_checks(hunk: Hunk) -> Iterator[tuple[DiffLine, str]]:
                         if part not in after and _CHECK_CALL.search(part))
 
 
-_CHECKING_JOIN = re.compile(r"(?<![\w.])(?P<name>(?:[\w.]+\.)?_?\w*(?:safe|secure|checked|"
+_CHECKING_JOIN = lazy_re(r"(?<![\w.])(?P<name>(?:[\w.]+\.)?_?\w*(?:safe|secure|checked|"
                             r"within|contained|under)\w*_?(?:join|path)\w*)\((?P<args>[^()]*)\)",
                             re.IGNORECASE)
-_BARE_JOIN = re.compile(r"(?:os\.path|posixpath|ntpath)\.join\((?P<args>[^()]*)\)|"
+_BARE_JOIN = lazy_re(r"(?:os\.path|posixpath|ntpath)\.join\((?P<args>[^()]*)\)|"
                         r"(?<![\w.])(?:Path|PurePath)\((?P<path_args>[^()]*)\)")
 
 
@@ -278,7 +279,7 @@ def _parts(args: str) -> tuple[str, ...]:
     return tuple(" ".join(a.split()) for a in args.split(",") if a.strip())
 
 
-_AUTOESCAPE_ON = re.compile(r"""["']?autoescape["']?\s*[=:]\s*(?!False|None|0)\S""")
+_AUTOESCAPE_ON = lazy_re(r"""["']?autoescape["']?\s*[=:]\s*(?!False|None|0)\S""")
 
 
 def _setting_dropped(hunk: Hunk) -> Iterator[DiffLine]:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -50,6 +49,7 @@ from reviewbot.levels import Severity
 from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.tool_directives import directive_lines, inert
 from reviewbot.rules.workflow_events import made_reachable
+from reviewbot.text.lazy_re import lazy_re
 
 TIMEOUT_S = 20
 MAX_OUTPUT_BYTES = 2_000_000
@@ -233,7 +233,7 @@ def _zizmor(output: str) -> Iterator[ToolHit]:
                       tuple(_zizmor_route(loc) for loc in finding.get("locations", ())))
 
 
-_USES_REF = re.compile(r"(\buses:\s*['\"]?[^@\s'\"]+)@[^\s'\"#]+")
+_USES_REF = lazy_re(r"(\buses:\s*['\"]?[^@\s'\"]+)@[^\s'\"#]+")
 
 
 def _untagged(line: str) -> str:

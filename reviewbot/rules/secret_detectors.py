@@ -6,6 +6,7 @@ the secret, its severity and its type. The plugins are called directly rather th
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import sys
@@ -17,13 +18,13 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from reviewbot.code.whole_text import compile_whole_text, utf8
 from reviewbot.levels import Severity
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange
 from reviewbot.rules.secret_lines import (
     BASE64_MIN,
     ENCRYPTED_CI,
     HEX,
-    QUOTED,
     SECRET_WORD,
     could_hold,
     is_illustration,
@@ -70,7 +71,7 @@ DOCUMENTED_EXAMPLES = frozenset({
 
 @cache
 def _plugins() -> tuple[BasePlugin, ...]:
-    with _without_requests():
+    with _without_requests(), _without_package_init():
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
         from detect_secrets.filters import heuristic  # noqa: F401 (imported here, stub-side)
 
@@ -141,6 +142,31 @@ def _without_requests() -> Iterator[None]:
     finally:
         if sys.modules.get("requests") is placeholder:
             del sys.modules["requests"]
+
+
+@contextmanager
+def _without_package_init() -> Iterator[None]:
+    """detect-secrets' package `__init__` imports its scanning machinery (SecretsCollection,
+    and with it `multiprocessing`: a quarter of loading it) that only its own command line
+    uses. While the plugins load, the package is a namespace for its submodules; afterwards
+    it is removed from sys.modules, so that anything importing `detect_secrets` itself gets
+    the real package (the submodules loaded here are its own)."""
+    if "detect_secrets" in sys.modules:
+        yield
+        return
+    spec = importlib.util.find_spec("detect_secrets")
+    if spec is None or spec.submodule_search_locations is None:
+        yield  # not installed as a package: the import below says so
+        return
+    package = types.ModuleType("detect_secrets")
+    package.__path__ = list(spec.submodule_search_locations)
+    package.__spec__ = spec
+    sys.modules["detect_secrets"] = package
+    try:
+        yield
+    finally:
+        if sys.modules.get("detect_secrets") is package:
+            del sys.modules["detect_secrets"]
 
 
 def _never_used(name: str) -> type:
@@ -267,6 +293,12 @@ def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
 # What stands before a value on a long line, for the detectors' reading of its context (a
 # secret-like word names a hex string a key).
 _CONTEXT = 80
+# The quoted strings (secret_lines.QUOTED) whose entropy can pass a limit: hex of 12 or more
+# characters, or any other of BASE64_MIN or more (a shorter one has too few different
+# characters for base64's limit). A minified line's thousands of short quoted names are not
+# even made into matches.
+_ENTROPY_CANDIDATES = compile_whole_text("|".join(
+    f"{q}(?:[0-9A-Fa-f]{{12,}}|[A-Za-z0-9+/=_\\\\-]{{{BASE64_MIN},}}){q}" for q in "'\""))
 
 
 def _long_entropy_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
@@ -275,10 +307,10 @@ def _long_entropy_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
     words before it, as a line of its own. Padding a line past the limit does not hide a
     high-entropy value; a minified line's strings are names and words, which no limit passes
     (detect-secrets is loaded only for one that does)."""
-    encoded = text.encode("utf-8", "surrogatepass")
+    encoded = utf8(text)
     hits: list[_Hit] = []
     # One pass (a shared quote between two strings is code no minifier writes).
-    for match in QUOTED.finditer(encoded):
+    for match in _ENTROPY_CANDIDATES.finditer(encoded):
         quoted = match.group(0)[1:-1]
         if not _random_enough(quoted):
             continue

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
 from reviewbot.rules.base import MINIFIED_LINE_CHARS
 from reviewbot.rules.quieting import is_prose
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import (
     TOKEN_SIGNS,
     bare_values_are_literal,
@@ -46,7 +47,7 @@ BASE64_MIN = 23
 _RUN = compile_whole_text(r"[A-Za-z0-9+/=_-]{20,}")
 
 
-SECRET_WORD = re.compile(r"key|pass|pwd|secret|token|credential|contrase|auth|private",
+SECRET_WORD = lazy_re(r"key|pass|pwd|secret|token|credential|contrase|auth|private",
                           re.IGNORECASE)
 
 
@@ -97,7 +98,7 @@ def candidate_lines(path: str, lines: dict[int, str]) -> list[int]:
 
 
 # Values that stand for a secret in documentation and examples.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_re(
     r"^[<{(\[$%]*((your|my)[ _-]?)?(user(name)?|pass(word|wd)?|pwd|secret|token|(api[ _-]?)?key|"
     r"changeme|example|foo|bar|baz|test|dummy|fake|value|something|x+|\*+|\.+)([ _-]?here)?"
     r"[>})\]%]*$",
@@ -105,7 +106,7 @@ _PLACEHOLDER = re.compile(
 
 
 # Values encrypted for a CI service (`secure: "..."` in .travis.yml): safe by design.
-ENCRYPTED_CI = re.compile(r"^\s*-?\s*secure\s*:")
+ENCRYPTED_CI = lazy_re(r"^\s*-?\s*secure\s*:")
 
 
 # Setting words a key named like a credential often holds (`id-token: write`, a GitHub
@@ -129,11 +130,11 @@ _NAMED_KINDS = frozenset({"Secret Keyword", "credential in a config file"})
 # A value that says what it stands for (`"super-duper-secret"`, `KEEP_IT_SECRET`,
 # `my-example-key`): a generated credential spells no such word. Words and separators only:
 # a random string with the word in it (`.../bPxRfiCYEXAMPLEKEQ`) is reported.
-_SELF_NAMED = re.compile(r"secret|example|sample|dummy|placeholder|change[_-]?me|replace[_-]?me",
+_SELF_NAMED = lazy_re(r"secret|example|sample|dummy|placeholder|change[_-]?me|replace[_-]?me",
                          re.IGNORECASE)
 
 
-_WORDY = re.compile(r"[A-Za-z0-9 ._-]{1,40}")
+_WORDY = lazy_re(r"[A-Za-z0-9 ._-]{1,40}")
 
 
 def is_illustration(path: str, value: str, kind: str) -> bool:

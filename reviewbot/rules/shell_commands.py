@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 import msgspec
 
+from reviewbot.text.lazy_re import lazy_re
+
 SHELL_PARAM = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
                          "subprocess.check_output", "subprocess.Popen"})
 SHELL_METHODS = frozenset(name.rsplit(".", 1)[-1] for name in SHELL_PARAM)
@@ -38,7 +40,7 @@ _ARGV_CALLS: dict[str, tuple[int, int | None, int]] = {
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
                      "yash", "posh"})
 # A shell's option group that holds `c` (`-c`, `-lc`, `-ec`, `-xc`): its command follows.
-_SHELL_COMMAND_OPTION = re.compile(r"^-[a-zA-Z]*c[a-zA-Z]*$")
+_SHELL_COMMAND_OPTION = lazy_re(r"^-[a-zA-Z]*c[a-zA-Z]*$")
 _WINDOWS_SHELLS: dict[str, re.Pattern[str]] = {
     "cmd": re.compile(r"^/[ck]$", re.IGNORECASE),
     "powershell": re.compile(r"^-(c|command|encodedcommand|e|ec)$", re.IGNORECASE),

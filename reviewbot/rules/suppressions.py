@@ -16,21 +16,21 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import msgspec
 
 from reviewbot.rules.base import FileChange, Quiet
 from reviewbot.schema.findings import QuietKind
+from reviewbot.text.lazy_re import lazy_re
 
 # Bare, or naming rules: `ignore[js.eval` (no `]`) or `ignored` is neither.
-_IGNORE = re.compile(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\]|(?![\[\w.-]))")
+_IGNORE = lazy_re(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\]|(?![\[\w.-]))")
 # bandit's marker, bare or with its test ids (`nosec B602, B607`, `nosec: B602`).
-_NOSEC = re.compile(r"\bnosec\b(?P<ids>(?:[\s,:]+B\d{3}\b)*)")
-_TEST_ID = re.compile(r"B\d{3}")
+_NOSEC = lazy_re(r"\bnosec\b(?P<ids>(?:[\s,:]+B\d{3}\b)*)")
+_TEST_ID = lazy_re(r"B\d{3}")
 # detect-secrets' own pragma (its `pragma: ?allowlist[ -]secret`).
-_ALLOWLIST = re.compile(r"pragma: ?allowlist[ -]secret")
+_ALLOWLIST = lazy_re(r"pragma: ?allowlist[ -]secret")
 # What a line must hold for a directive to be on it at all: most lines are spared reading
 # the file's comments.
 WORDS = ("reviewbot", "nosec", "allowlist")
@@ -48,7 +48,7 @@ _BANDIT: dict[str, frozenset[str]] = {
     "python.debug-leftover": frozenset({"B101"}),
 }
 # What ends a line for Python or JavaScript and not for git.
-_LINE_BREAKS = re.compile("[\r\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
+_LINE_BREAKS = lazy_re("[\r\u2028\u2029\x0b\x0c\x1c-\x1e\x85]")
 # A justification is the author's words, shown where the reviewer looks: bounded.
 MAX_JUSTIFICATION = 200
 

@@ -28,6 +28,7 @@ from reviewbot.rules.quieting import QUIETING_TAGS
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.records import ContextLevel, Priority, Tag
 from reviewbot.schema.units import SECURITY_NOTE, AgentDecision, DiffLine, ExtraRequest, ReviewUnit
+from reviewbot.text.lazy_re import lazy_re
 
 LARGE_CHANGE_LINES = 200
 
@@ -78,7 +79,7 @@ SECURITY_SOURCES: tuple[tuple[str, str], ...] = (
 # One pass over the text for each (`re` took 0.4 s on 200 new modules of pip, RE2 0.03 s).
 _SECURITY_PATTERNS = tuple((name, compile_whole_text(source.lower()))
                            for name, source in SECURITY_SOURCES)
-_SECURITY_PATH = re.compile(
+_SECURITY_PATH = lazy_re(
     # A token's module, not a tokenizer's (`tokenize.py`).
     r"(auth|login|session|crypto|security|permission|acl|oauth|jwt|password|secret|token(?!iz)|"
     r"cert|ssl|tls|sanitiz|upload|download|archive|(^|/)static(files)?\.py$|"
@@ -86,7 +87,7 @@ _SECURITY_PATH = re.compile(
     r"postgres|mysql|sqlite|oracle|(^|/)(db|sql|html)/)", re.IGNORECASE,
 )
 
-_TOKEN_CONSTANT = re.compile(r"\btoken\.[A-Z][A-Z0-9_]*\b")
+_TOKEN_CONSTANT = lazy_re(r"\btoken\.[A-Z][A-Z0-9_]*\b")
 
 class Assessment(msgspec.Struct, frozen=True):
     tags: tuple[Tag, ...]
@@ -164,8 +165,11 @@ def assess(unit: ReviewUnit, findings: list[Finding],
     # code; a secret found in it still does, through its finding.
     # Nor does minified code (every changed line of the unit is one), which nobody reviews
     # line by line.
+    # Nor do the names in a dependency bump (`sqlalchemy`, `pyjwt`): what the release
+    # changed is not in the diff.
     reasons = (security_reasons(unit, headers)
-               if not (SECRETS_ONLY_TAGS | {"docs", "minified"}) & set(tags) else [])
+               if not (SECRETS_ONLY_TAGS | {"docs", "minified", "only_versions"}) & set(tags)
+               else [])
     if findings and any(f.category in ("security", "secrets") for f in findings):
         reasons.append("rule findings")
     if reasons:
@@ -297,7 +301,7 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
 
 # A version as manifests write one (`3.0.3`, `v5.1.0`, `1.0a1`, `2.0.0-rc.1+build`), not a
 # digit inside a name (`boto3`, `pkg-2`: a package renamed is not a version bump).
-_VERSION = re.compile(r"(?<![\w.-])v?\d[0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")
+_VERSION = lazy_re(r"(?<![\w.-])v?\d[0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")
 
 
 def _only_versions(changed: list[DiffLine]) -> bool:
@@ -316,7 +320,7 @@ def _only_imports(texts: list[str], language: str) -> bool:
         is_import(t, language) or _is_import_continuation(t) for t in texts)
 
 
-_CONTINUATION = re.compile(r"^\s*(?:[\w.]+(?:\s+as\s+\w+)?,?|\)|\"[\w./@-]+\",?|[{}],?)\s*$")
+_CONTINUATION = lazy_re(r"^\s*(?:[\w.]+(?:\s+as\s+\w+)?,?|\)|\"[\w./@-]+\",?|[{}],?)\s*$")
 
 
 def _is_import_continuation(text: str) -> bool:

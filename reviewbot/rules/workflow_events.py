@@ -9,9 +9,10 @@ zizmor's finding are the base's. This module answers that question for rules/sca
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
+
+from reviewbot.text.lazy_re import lazy_re
 
 # The fields of `github.event` (and the contexts) each event fills with what its sender wrote.
 # An event not listed fills none an outsider controls.
@@ -33,7 +34,7 @@ _FILLS: dict[str, frozenset[str]] = {
     "repository_dispatch": frozenset({"client_payload"}),
     "merge_group": frozenset({"merge_group"}),
 }
-_FIELD = re.compile(r"\bgithub\.event\.(?P<field>\w+)|\bgithub\.(?P<head_ref>head_ref)\b")
+_FIELD = lazy_re(r"\bgithub\.event\.(?P<field>\w+)|\bgithub\.(?P<head_ref>head_ref)\b")
 
 
 def triggers(text: str | None) -> frozenset[str] | None:

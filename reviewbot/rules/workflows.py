@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from reviewbot.code.whole_text import compile_whole_text
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
+from reviewbot.text.lazy_re import lazy_re
 
 # Triggers that run with the base repository's secrets and a write token whoever caused
 # them: a pull request from a fork, a comment on one, the run a fork's pull request started.
-_TRIGGER = re.compile(r"\b(pull_request_target|workflow_run|issue_comment)\b")
+_TRIGGER = lazy_re(r"\b(pull_request_target|workflow_run|issue_comment)\b")
 # A checkout (or fetch) of the pull request's own code: by its head, its number's refs
 # (`refs/pull/N/merge`, `pull/N/head`, with N written as an expression), `gh pr checkout`,
 # its fork given as the repository to check out, or the head of the run a pull request
 # started given to a checkout (not the same fields tested in an `if:`).
-_PR_HEAD = re.compile(
+_PR_HEAD = lazy_re(
     r"github\.event\.pull_request\.(head\.(sha|ref)|merge_commit_sha)|github\.head_ref|"
     r"\bpull/(\$\{\{[^}]*\}\}|[^/\s]+)/(head|merge)\b|\bgh\s+pr\s+checkout\b|"
     r"\b(ref|repository)\s*:[^#]*github\.event\.(pull_request\.head\.repo\.full_name|"
     r"workflow_run\.(head_sha|head_branch|head_repository\.full_name))|"
     r"\bgit\s+(checkout|fetch|switch|reset)\b[^#]*github\.event\.workflow_run\.head_")
 # Event fields an outside contributor writes.
-_UNTRUSTED = re.compile(
+_UNTRUSTED = lazy_re(
     r"\$\{\{\s*(github\.event\.(issue|pull_request|comment|review|review_comment|discussion|"
     r"head_commit|commits|pages)\b[\w.\[\]*]*\b(title|body|message|name|label|ref|email|"
     r"head_ref|default_branch)\b|github\.head_ref)[^}]*\}\}",
@@ -42,7 +42,7 @@ def _untrusted(text: str) -> str | None:
 
 
 # `KEY: ${{ ... }}` maps the value into env/with, which is the safe way to pass it.
-_MAPPING = re.compile(r"^\s*-?\s*(?!run\b)[\w-]+\s*:\s*[\"']?\$\{\{")
+_MAPPING = lazy_re(r"^\s*-?\s*(?!run\b)[\w-]+\s*:\s*[\"']?\$\{\{")
 
 
 class WorkflowRule(RuleBase, frozen=True):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ from reviewbot.schema.reviews import ModelCallLog, ReviewResult, VerifiedFinding
 from reviewbot.schema.runs import RunReport
 from reviewbot.schema.units import DiffResult
 from reviewbot.store.files import write_if_absent, write_private
+from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor, redact_strings
 
 # name -> (step number, model). The one list of what a run can write.
@@ -53,7 +53,7 @@ STEPS: dict[str, tuple[int, type[Frozen]]] = {
 REPORT_FILE = "step9_report.json"
 # Named so that sorting by name is sorting by time (to the microsecond), runs of one
 # second included.
-RUN_ID = re.compile(r"^\d{8}T\d{6}(?:\.\d{6})?Z-[0-9a-f]{6}$")
+RUN_ID = lazy_re(r"^\d{8}T\d{6}(?:\.\d{6})?Z-[0-9a-f]{6}$")
 
 _GITIGNORE = "# Written by reviewbot: run artifacts are local and never committed.\n*\n"
 LOCK_FILE = ".lock"

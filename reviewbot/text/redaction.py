@@ -23,7 +23,8 @@ from typing import Any
 
 import msgspec
 
-from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
+from reviewbot.code.whole_text import JoinedTexts, compile_whole_text, utf8
+from reviewbot.text.lazy_re import lazy_re
 
 MASK = "[REDACTED]"
 
@@ -60,7 +61,7 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
 
 # A private key's armour: PEM's `-----BEGIN ... PRIVATE KEY-----`, SSH2's `---- BEGIN SSH2
 # ENCRYPTED PRIVATE KEY ----`, PuTTY's `PuTTY-User-Key-File-2: ssh-rsa`.
-KEY_ARMOUR = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|"
+KEY_ARMOUR = lazy_re(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|"
                         r"---- BEGIN SSH2 [A-Z ]*PRIVATE KEY ----|PuTTY-User-Key-File-\d+:")
 # What may follow the armour on a line of key material, in every layout a key reader accepts
 # (openssl reads any line width, and a blank line after the armour) or a program holds it in
@@ -72,18 +73,18 @@ _KEY_LINE = (r"[ \t]*(?:(?:[\"'`]?(?:[A-Za-z0-9+/]+={0,2})?(?:\\[nr])*[\"'`]?[ \
 # A block with its footer, or one cut short: its armour's line and the lines of key material
 # after it, not the rest of the text (a file name holding the header in a summary's table
 # took the summary's end, marker and all, with it).
-PRIVATE_KEY = re.compile(
+PRIVATE_KEY = lazy_re(
     rf"(?:{KEY_ARMOUR.pattern})"
     r"(?:.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 [A-Z ]*PRIVATE KEY ----)"
     rf"|[^\n]*(?:\n{_KEY_LINE}(?=\n|\Z))*)", re.DOTALL)
-_KEY_BODY_LINE = re.compile(_KEY_LINE)
-_KEY_HEADER = re.compile(r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|"
+_KEY_BODY_LINE = lazy_re(_KEY_LINE)
+_KEY_HEADER = lazy_re(r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|"
                          r"Encryption):")
-_KEY_NOISE = re.compile(r"\\[nr]|[^A-Za-z0-9+/]")
+_KEY_NOISE = lazy_re(r"\\[nr]|[^A-Za-z0-9+/]")
 # Between two pieces of one key on a line: a `\\n` escape, or the end of one string literal
 # and the start of the next (`"..." + "..."`, `"..." "..."`).
-_KEY_JOINS = re.compile(r"\\[nr]|[\"'`]\s*\+?\s*[\"'`]")
-_KEY_RUN = re.compile(r"[A-Za-z0-9+/]{32,}")
+_KEY_JOINS = lazy_re(r"\\[nr]|[\"'`]\s*\+?\s*[\"'`]")
+_KEY_RUN = lazy_re(r"[A-Za-z0-9+/]{32,}")
 # Key material: the smallest key (an ed25519 key, PKCS#8) has 64 characters of it.
 KEY_MATERIAL = 32
 # How many lines after the armour are read for it (a blank line and headers come first).
@@ -110,33 +111,33 @@ def key_follows(rest: str, following: Iterable[str]) -> bool:
     return False
 
 
-URL_CREDENTIALS = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)(?P<value>[^@/\s]{3,})@",
+URL_CREDENTIALS = lazy_re(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^:/@\s]+:)(?P<value>[^@/\s]{3,})@",
                              re.IGNORECASE)
 
 _NAME = (r"[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|"
          r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key|"
          r"signing[_-]?key|encryption[_-]?key)[A-Za-z0-9_.-]*")
 # `name = "value"`, `name: 'value'`, `"name": "value"`, `name => "value"`.
-QUOTED_ASSIGNMENT = re.compile(
+QUOTED_ASSIGNMENT = lazy_re(
     rf"""(?P<head>["']?\b{_NAME}["']?\s*(?:=|:|=>|:=)\s*(?P<q>["'`]))"""
     # No space at either end: "`DB_PASSWORD=` in `.env`" in Markdown quotes " in ", prose.
     rf"""(?P<value>[^"'`\s][^"'`\n]{{2,}}[^"'`\s])(?P=q)""",
     re.IGNORECASE)
 # `NAME=value`, `name: value` with the value unquoted: a literal in dotenv, ini, YAML and
 # shell; in code it is usually a reference (`token = self.token`), which is left alone.
-BARE_ASSIGNMENT = re.compile(
+BARE_ASSIGNMENT = lazy_re(
     rf"""(?P<head>(?:^|[\s;])(?:export\s+)?{_NAME}\s*(?:=|:)[ \t]*)(?P<value>[^\s"'`#;,]{{4,}})""",
     re.IGNORECASE | re.MULTILINE)
-_NOT_A_VALUE = re.compile(r"^(?:true|false|null|none|yes|no|on|off)$|^[A-Za-z_]"
+_NOT_A_VALUE = lazy_re(r"^(?:true|false|null|none|yes|no|on|off)$|^[A-Za-z_]"
                           r"[\w]*(?:\.[A-Za-z_]\w*)+$|[()\[\]{}]|^\*+$|REDACTED",
                           re.IGNORECASE)
 # What opens a template's or a shell's reference: `${NAME}`, `$NAME`, `{{ name }}`, `<name>`,
 # `%(name)s`, `[name]`.
 _OPENERS = "$%{<(["
-_WRAPPER_EDGES = re.compile(r"^[$%{<(\[=\s]+|[}>)\]%\s]+s?$|\)s$")
-_PIECES = re.compile(r"[A-Za-z0-9]+")
+_WRAPPER_EDGES = lazy_re(r"^[$%{<(\[=\s]+|[}>)\]%\s]+s?$|\)s$")
+_PIECES = lazy_re(r"[A-Za-z0-9]+")
 # A piece of a name in camel case: `Key`, `XML`, `http`.
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CAMEL = lazy_re(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def is_wrapped_name(value: str) -> bool:
@@ -190,7 +191,7 @@ class Found(msgspec.Struct, frozen=True):
 # Anything the patterns above could match holds one of these prefixes or words: text
 # without them (most lines of code) is left alone after a search and a few substring tests
 # (3 us a line, against 11 us for one case-insensitive pattern of all of them).
-_PREFIXES = re.compile(
+_PREFIXES = lazy_re(
     r"github_pat_|gh[pousr]_|sk-|AKIA|ASIA|ABIA|ACCA|AIza|glpat-|xox|[rs]k_live_|npm_|pypi-|"
     r"hf_|eyJ|PRIVATE KEY|PuTTY-User-Key-File|://[^/\s:@]+:[^@/\s]+@")
 _WORDS = ("passw", "pwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey",
@@ -204,7 +205,7 @@ _LITERAL_PREFIXES = ("github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "sk-
                      "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xox", "rk_live_", "sk_live_",
                      "npm_", "pypi-", "hf_", "eyJ", "PRIVATE KEY",
                      "PuTTY-User-Key-File")
-_URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^@/\s]+@")
+_URL_CREDENTIALS = lazy_re(r"://[^/\s:@]+:[^@/\s]+@")
 LONG_TEXT = 4096
 # Whether long text has a prefix or a word at all: one pass of RE2 (its `\s` is ASCII, so
 # it says yes to a little more than the patterns above, never less).
@@ -217,14 +218,14 @@ _SECRET_SIGNS = compile_whole_text(
 def has_token_prefix(text: str) -> bool:
     """A well-known token prefix, a private-key header, or a password in a URL."""
     if len(text) >= LONG_TEXT:
-        return TOKEN_SIGNS.search(text.encode()) is not None
+        return TOKEN_SIGNS.search(utf8(text)) is not None
     return _PREFIXES.search(text) is not None
 
 
 def _prefix_starts(text: str) -> Iterator[int]:
     """Where a prefix of _PREFIXES starts in the text (unordered; every start, overlapping
     ones too: `AKIASIA` has two)."""
-    encoded = text.encode()
+    encoded = utf8(text)
     offsets: list[int] = []
     while (match := _LITERALS.search(encoded, offsets[-1] + 1 if offsets else 0)) is not None:
         offsets.append(match.start())
@@ -236,7 +237,7 @@ def _prefix_starts(text: str) -> Iterator[int]:
         at = text.find("://", at + 1)
 
 
-_ANY_WORD = re.compile("|".join(re.escape(word) for word in _WORDS))
+_ANY_WORD = lazy_re("|".join(re.escape(word) for word in _WORDS))
 
 
 def could_hold_secret(text: str) -> bool:
@@ -247,7 +248,7 @@ def could_hold_secret(text: str) -> bool:
 
 @lru_cache(maxsize=8)
 def _could_hold_long(text: str) -> bool:
-    return _SECRET_SIGNS.search(text.encode()) is not None
+    return _SECRET_SIGNS.search(utf8(text)) is not None
 
 
 def token_matches(text: str) -> list[tuple[re.Match[str], TokenFormat]]:
@@ -296,7 +297,7 @@ def _secrets(text: str, literal_bare_values: bool) -> list[Found]:
     if not could_hold_secret(text):
         return []
     found = [Found(m.start(), m.end(), token.kind) for m, token in token_matches(text)]
-    found += [Found(m.start(), m.end(), "private key") for m in PRIVATE_KEY.finditer(text)]
+    found += [Found(m.start(), m.end(), "private key") for m in _private_keys(text)]
     if len(text) >= LONG_TEXT:
         return found + _anchored(text, literal_bare_values)
     found += [Found(m.start("value"), m.end("value"), "password in a URL")
@@ -313,7 +314,7 @@ def _secrets(text: str, literal_bare_values: bool) -> list[Found]:
 
 # The same findings on long text, each tried once where it can start: from the credential
 # word back to the start of its name, and from `://` back to the start of its scheme.
-_NAME_WORD = re.compile(
+_NAME_WORD = lazy_re(
     r"passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
     r"private[_-]?key|client[_-]?secret|credentials?|auth[_-]?key|signing[_-]?key|"
     r"encryption[_-]?key")
@@ -354,7 +355,7 @@ def _anchored(text: str, literal_bare_values: bool) -> list[Found]:
 def _word_starts(text: str) -> list[int]:
     """Where the credential words start, in characters (one encoding of the text; the
     offsets RE2 gives are UTF-8 bytes)."""
-    encoded = text.encode()
+    encoded = utf8(text)
     starts = [match.start() for match in _NAME_WORDS.finditer(encoded)]
     if len(encoded) == len(text):
         return starts
@@ -365,7 +366,7 @@ def _characters(encoded: bytes, offsets: list[int]) -> list[int]:
     """UTF-8 byte offsets (ascending, each at a character's start) as character offsets."""
     found, chars, last = [], 0, 0
     for offset in offsets:
-        chars += len(encoded[last:offset].decode())
+        chars += len(encoded[last:offset].decode("utf-8", "surrogatepass"))
         found.append(chars)
         last = offset
     return found
@@ -379,6 +380,33 @@ def _run_start(text: str, end: int, chars: frozenset[str]) -> int:
     return start
 
 
+def _private_keys(text: str) -> Iterator[re.Match[str]]:
+    """PRIVATE_KEY's matches. On long text the pattern is tried only where an armour can
+    start (`re` tries its alternatives at every place of a minified line's megabytes; a
+    plain search for two words is a few milliseconds)."""
+    if len(text) < LONG_TEXT:
+        yield from PRIVATE_KEY.finditer(text)
+        return
+    end = 0
+    for at in _armour_starts(text):
+        match = PRIVATE_KEY.match(text, at) if at >= end else None
+        if match is not None:
+            end = match.end()
+            yield match
+
+
+def _armour_starts(text: str) -> list[int]:
+    """Where `-----BEGIN`, `---- BEGIN` (SSH2) and `PuTTY-User-Key-File-` start."""
+    found: list[int] = []
+    for word, before in (("BEGIN", ("-----", "---- ")), ("PuTTY-User-Key-File-", ("",))):
+        at = text.find(word)
+        while at != -1:
+            found += [at - len(dashes) for dashes in before
+                      if at >= len(dashes) and text.startswith(dashes, at - len(dashes))]
+            at = text.find(word, at + 1)
+    return sorted(found)
+
+
 def block_lines(lines: Sequence[str]) -> set[str]:
     """The lines inside multi-line secrets (private-key blocks) of consecutive lines.
 
@@ -389,7 +417,7 @@ def block_lines(lines: Sequence[str]) -> set[str]:
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     found: set[str] = set()
-    for match in PRIVATE_KEY.finditer(text):
+    for match in _private_keys(text):
         first = bisect.bisect_right(starts, match.start()) - 1
         last = bisect.bisect_right(starts, max(match.end() - 1, match.start())) - 1
         found |= {line.strip() for line in lines[first:last + 1] if len(line.strip()) >= 8}

@@ -3,9 +3,9 @@ to print on a terminal."""
 
 from __future__ import annotations
 
-import re
+from reviewbot.text.lazy_re import lazy_re
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+_CONTROL = lazy_re(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 def printable(text: str) -> str:
@@ -15,7 +15,7 @@ def printable(text: str) -> str:
 
 
 # Every control character but the line break and the tab, and the bidi overrides.
-_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_HIDDEN = lazy_re(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def visible(text: str) -> str:

@@ -719,6 +719,17 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("todo-without-issue", I)}),
     ("near: todo with issue", "app/core.py", "x = 1  # TODO(#123): make this faster\n", set()),
     ("near: todo with jira key", "web/app.js", "// FIXME PAY-42 handle refunds\n", set()),
+    # A long line whose comments cannot be stripped with certainty (a `/` before them) is
+    # searched by RE2 over its bytes: the same answer, after non-ASCII text too, and the
+    # issue reference still read after it.
+    ("todo on a long line", "web/app.js", "var a=1/2;" * 110 + "f(); // TODO speed up\n",
+     {("todo-without-issue", I)}),
+    ("todo on a long line after non-ASCII text", "web/app.js",
+     "var a='é—ü'/2;" * 100 + "f(); /* HACK around it */\n", {("todo-without-issue", I)}),
+    ("a TODO word is not a comment on a long line", "web/app.js",
+     "var a='TODO'/2;" * 100 + "f(TODOS);\n", set()),
+    ("near: todo with issue on a long line", "web/app.js",
+     "var a=1/2;" * 110 + "f(); // TODO(#12) speed up\n", set()),
     # --- generated / vendored / lockfiles: secrets only ----------------------------------
     ("vendored code is not reviewed", "vendor/lib/run.py",
      'import subprocess\nsubprocess.run(f"ls {p}", shell=True)\n', set()),

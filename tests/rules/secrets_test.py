@@ -114,7 +114,7 @@ def test_a_change_with_no_line_to_look_at_does_not_load_detect_secrets() -> None
              "assert findings('app/x.py', 'def f(a):\\n    return a + 1\\n') == []\n"
              "print(sorted(m for m in sys.modules if m.startswith('detect_secrets')))\n"
              "findings('app/y.py', 'password = \"hunter2hunter2\"\\n')\n"
-             "print('detect_secrets' in sys.modules)\n")
+             "print('detect_secrets.plugins.keyword' in sys.modules)\n")
     root = Path(__file__).parents[2]
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True, cwd=root)
@@ -200,3 +200,19 @@ def test_a_value_near_an_example_is_reported(value: str) -> None:
     from an example by a character, is reported like any other."""
     [finding] = findings("app/keys.py", f'aws_secret_access_key = "{value}"\n')
     assert finding.severity in ("error", "warning")
+
+
+def test_loading_the_detectors_leaves_detect_secrets_whole_for_others() -> None:
+    """The plugins load without the package's `__init__` (its scanner and
+    `multiprocessing`); afterwards `import detect_secrets` is the real package."""
+    probe = ("import sys\n"
+             "from reviewbot.rules.secret_detectors import load_detectors, _plugins\n"
+             "load_detectors()\n"
+             "print(len(_plugins()), 'multiprocessing' in sys.modules)\n"
+             "import detect_secrets\n"
+             "from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class\n"
+             "print(detect_secrets.SecretsCollection.__name__,\n"
+             "      len(get_mapping_from_secret_type_to_class()))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["26", "False", "SecretsCollection", "27"]

@@ -61,6 +61,9 @@ def test_import_only_change() -> None:
 
 @pytest.mark.parametrize(("path", "old", "new"), [
     ("requirements.txt", "flask==3.0.0\nrequests==2.31.0\n", "flask==3.0.3\nrequests==2.31.0\n"),
+    # A name with a security word in it (SQL, JWT, a session) is a name.
+    ("requirements.txt", "sqlalchemy==2.0.23\npyjwt==2.8.0\n",
+     "sqlalchemy==2.0.36\npyjwt==2.9.0\n"),
     ("package.json", '{\n  "react": "^18.2.0",\n  "vite": "~5.0.0"\n}\n',
      '{\n  "react": "^18.3.1",\n  "vite": "~5.4.11"\n}\n'),
     ("go.mod", "module x\n\nrequire github.com/go-chi/chi/v5 v5.0.10\n",

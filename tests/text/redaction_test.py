@@ -197,3 +197,25 @@ def test_a_known_value_with_a_newline_is_masked_where_it_is_whole() -> None:
     texts = ["x hunter-part", value]
     assert redactor.texts(texts) == [redactor.text(text) for text in texts]
     assert redactor.texts(texts)[1] == "[REDACTED]"
+
+
+@pytest.mark.parametrize("key", [
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc=\n-----END RSA PRIVATE KEY-----",
+    "------BEGIN PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc=",
+    "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nMIIEowIBAAKCAQEA\nabc=",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none",
+])
+@pytest.mark.parametrize("before", ["x", "é—ü"])
+def test_a_key_in_long_text_is_found_where_short_text_finds_it(key: str, before: str) -> None:
+    """Past LONG_TEXT characters the key pattern is tried only where an armour starts: the
+    same key, after ASCII or wider text, and a block's lines, as in short text."""
+    from reviewbot.text.redaction import LONG_TEXT
+
+    filler = f"var {before}=BEGIN-1/2;" * (LONG_TEXT // 10)
+    text = f"{filler}\n{key}\nok"
+    assert len(text) > LONG_TEXT
+    assert Redactor().text(text) == Redactor().text(f"{filler[:40]}\n{key}\nok").replace(
+        filler[:40], filler)
+    assert "MIIEow" not in Redactor().text(text) and "ssh-ed25519" not in Redactor().text(text)
+    lines = text.split("\n")
+    assert block_lines(lines) == block_lines(["x", *lines[1:]]) != set()
