@@ -28,7 +28,6 @@ from reviewbot.rules import (
     python_unsafe,
     removed_guards,
     scanners,
-    secret_detectors,
     secrets,
     workflows,
 )
@@ -92,10 +91,11 @@ _SAME_NAME = frozenset({"modify", "mode"})
 # A file the config's `ignore` names: checked for secrets only, and not reviewed otherwise.
 IGNORED = "ignored_by_config"
 
-# Below this many characters of files to check (about 25,000 lines), a second process saved
-# nothing measurable (bench/large_change.py, bench/hook_latency.py): forking and the pool's
-# import take ~20 ms and the other stages stay on one core. Above it, time drops by a fifth.
-PARALLEL_MIN_CHARS = 1_000_000
+# From this many characters of files to check (a file's text and its added lines: about
+# 25 KB of new code) a second process pays: forking one costs ~3 ms, and the rules read
+# about a millisecond of Python for each 2 KB (bench/hook_latency.py: 20 new modules and 20
+# edited ones took 17 and 45 ms less; two new modules of 18 KB, the same).
+PARALLEL_MIN_CHARS = 50_000
 
 
 def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
@@ -127,8 +127,8 @@ def run_rules(units: Iterable[ReviewUnit], read_new: ReadNew, config: Config,
                if len(changes) > 1 else [1] * len(changes))
     processes = (config.limits.processes
                  if sum(weights) >= PARALLEL_MIN_CHARS and len(changes) > 1 else 1)
-    if processes > 1:
-        secret_detectors.load_detectors()  # once, before the fork: the workers share them
+    # detect-secrets is loaded by each process that has a line for it, not before the fork:
+    # most changes have no such line, and two processes load it at once on two cores.
     checked = map_in_processes(partial(_check_change, config=config, policy=policy), changes,
                                weights, processes)
     findings = [finding for outcome in checked for finding in outcome.findings]

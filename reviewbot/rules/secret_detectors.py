@@ -119,12 +119,6 @@ def _keyword_words() -> re.Pattern[str]:
     return re.compile("|".join(DENYLIST), re.IGNORECASE)
 
 
-def load_detectors() -> None:
-    """Load detect-secrets' plugins now: before a run forks its workers, so that each does
-    not load its own (~25 ms)."""
-    _plugins()
-
-
 @contextmanager
 def _without_requests() -> Iterator[None]:
     """detect-secrets imports `requests` (~0.1 s, a third of the hook's rule time) only to

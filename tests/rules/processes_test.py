@@ -76,3 +76,27 @@ def test_a_worker_that_dies_costs_time_not_results() -> None:
 
     results = map_in_processes(dies_in_a_worker, [0, 1, 2, 3], [4, 1, 1, 1], 2)
     assert results == [(n, PARENT) for n in range(4)]
+
+
+class _Unpicklable(Exception):
+    def __init__(self, handle: object) -> None:
+        super().__init__("held a handle")
+        self.handle = handle
+
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("cannot pickle a handle")
+
+
+@forks
+def test_what_cannot_come_back_from_a_worker_is_said_not_lost() -> None:
+    """An exception or a result that does not pickle is raised here as what it was."""
+    def raises_unpicklable(item: int) -> int:
+        if os.getpid() != PARENT:
+            raise _Unpicklable(object())
+        return item
+
+    with pytest.raises(RuntimeError, match="held a handle"):
+        map_in_processes(raises_unpicklable, [0, 1, 2, 3], [4, 1, 1, 1], 2)
+    with pytest.raises(RuntimeError, match="could not be sent back"):
+        map_in_processes(lambda item: (lambda: item) if os.getpid() != PARENT else item,
+                         [0, 1, 2, 3], [4, 1, 1, 1], 2)

@@ -206,8 +206,8 @@ def test_loading_the_detectors_leaves_detect_secrets_whole_for_others() -> None:
     """The plugins load without the package's `__init__` (its scanner and
     `multiprocessing`); afterwards `import detect_secrets` is the real package."""
     probe = ("import sys\n"
-             "from reviewbot.rules.secret_detectors import load_detectors, _plugins\n"
-             "load_detectors()\n"
+             "from reviewbot.rules.secret_detectors import _plugins\n"
+             "_plugins()\n"
              "print(len(_plugins()), 'multiprocessing' in sys.modules)\n"
              "import detect_secrets\n"
              "from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class\n"
