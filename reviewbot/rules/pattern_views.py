@@ -58,24 +58,16 @@ def _call_views(change: FileChange, calls: frozenset[str]) -> list[CallView]:
     added = _viewed_lines(change)
     if _over_limit(change, added):
         # QUIETENING: what the change adds is over the parse limit (the file is not even
-        # read for it); the run says so, once (another rule's names need not be looked for).
+        # read for it); the run says so, once, whether or not a rule's names are in it.
         note = (f"{change.path}: the change adds over {PARSE_LIMIT_BYTES // 1_000_000} "
                 "MB of code; its calls were read line by line only, not as expressions")
-        if note not in change.notes and may_call(_added_encoded(change, added), calls):
+        if note not in change.notes:
             change.notes.append(note)
     elif (text := change.new_text) is not None and may_call(_encoded(change, text), calls):
         parsed = _parsed(change, text, added)
         found = [view for part in parsed for view in part.views(calls)
                  if any(line in added for line in view.lines)]
     change.memo[key] = found
-    return found
-
-
-def _added_encoded(change: FileChange, added: set[int]) -> bytes:
-    found = change.memo.get("added_encoded")
-    if not isinstance(found, bytes):
-        found = change.memo["added_encoded"] = "\n".join(
-            change.added_by_line[n] for n in sorted(added)).encode("utf-8", "surrogatepass")
     return found
 
 

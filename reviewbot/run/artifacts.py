@@ -34,7 +34,7 @@ from reviewbot.schema.runs import RunReport
 from reviewbot.schema.units import DiffResult
 from reviewbot.store.files import write_if_absent, write_private
 from reviewbot.text.lazy_re import lazy_re
-from reviewbot.text.redaction import Redactor, redact_strings
+from reviewbot.text.redaction import Redactor, redact_strings, redacted_strings
 
 # name -> (step number, model). The one list of what a run can write.
 STEPS: dict[str, tuple[int, type[Frozen]]] = {
@@ -165,11 +165,15 @@ class RunDir(msgspec.Struct, frozen=True):
         """One record as compact JSON, redacted: msgspec's encoder, which needs no plain
         data first, for the usual element without a secret-like word."""
         text = element.to_json()
-        if not self.redactor.could_change_json(text):
+        # A record of megabytes (a minified bundle's line) goes straight to the pass string
+        # by string, which remembers what it found in a long string for the rules and the
+        # report; checked whole, its JSON would be encoded and searched once more.
+        if len(text) < _CHECKED_WHOLE and not self.redactor.could_change_json(text):
             return text
+        redacted = redacted_strings(element.to_data(), self.redactor)
         # Encoded straight from the redacted data (the check above is the one `_json` would
         # make again, and json's encoder took twice msgspec's time on a 4 MB minified line).
-        return msgspec.json.encode(redact_strings(element.to_data(), self.redactor)).decode()
+        return text if redacted is None else msgspec.json.encode(redacted).decode()
 
     def read(self, name: str) -> Frozen:
         return load_artifact(self.file(name), name)
@@ -180,6 +184,10 @@ class RunDir(msgspec.Struct, frozen=True):
 
 # The list field of an artifact that can be long, written element by element.
 _STREAMED = ("units", "items", "plan", "reviews", "calls")
+
+
+# From this many characters, a record's JSON is not searched whole first (_compact).
+_CHECKED_WHOLE = 1_000_000
 
 
 def _indented(value: Any, depth: int = 2) -> str:

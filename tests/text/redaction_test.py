@@ -219,3 +219,19 @@ def test_a_key_in_long_text_is_found_where_short_text_finds_it(key: str, before:
     assert "MIIEow" not in Redactor().text(text) and "ssh-ed25519" not in Redactor().text(text)
     lines = text.split("\n")
     assert block_lines(lines) == block_lines(["x", *lines[1:]]) != set()
+
+
+@pytest.mark.parametrize("count", [2, 40])
+def test_known_values_in_long_text_are_masked_everywhere(count: int) -> None:
+    """Long text has each known value replaced in turn (up to 16 of them) or the
+    alternation searched: either way every occurrence goes, the longer value first."""
+    from reviewbot.text.redaction import LONG_TEXT
+
+    values = ["zq-internal-value-991", "zq-internal-value-991-and-more",
+              *(f"other-known-value-{n:03d}" for n in range(count - 2))]
+    filler = "var a=1/2;" * (LONG_TEXT // 10)
+    text = f"{filler}x={values[0]};y={values[1]};z='{values[-1]}';{filler}{values[0]}"
+    redacted = Redactor(values).text(text)
+    assert not any(value in redacted for value in values)
+    assert redacted.count("[REDACTED]") == 4 and "-and-more" not in redacted
+    assert redacted.startswith(filler) and redacted.endswith("[REDACTED]")
