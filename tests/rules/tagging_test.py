@@ -42,6 +42,20 @@ def test_path_tags(path: str, expected: set[str]) -> None:
     assert set(path_tags(path)) == expected
 
 
+def test_the_path_table_is_read_as_fnmatch_reads_it() -> None:
+    """The table's globs are compiled for RE2 by hand: only `*`, which matches any run of
+    characters (a `/` and a newline too), as fnmatch has it."""
+    from fnmatch import fnmatch
+
+    from reviewbot.code.path_kinds import _PATH_TAGS
+
+    assert not any(c in glob for _, globs in _PATH_TAGS for glob in globs for c in "?[]")
+    for path in ["tests/a\nb.py", "a/vendor/x\n/y.js", "docs/é.md", "x/pkg-lock.json.bak",
+                 "third_party/a.c", "app/settings.py", "a/b/__fixtures__/c.json"]:
+        expected = {tag for tag, globs in _PATH_TAGS if any(fnmatch(path, g) for g in globs)}
+        assert set(path_tags(path)) == expected - ({"docs"} if path.endswith(".py") else set())
+
+
 def test_whitespace_only_change_is_low_and_quiet() -> None:
     unit = only_unit("src/app.py", "def f():\n    return  1\n", "def f():\n    return 1\n")
     assert "only_whitespace" in unit.tags
