@@ -12,7 +12,7 @@ import msgspec
 from msgspec import Meta
 
 from reviewbot.errors import ConfigError
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 
 class _Section(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -20,7 +20,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from reviewbot.code.syntax import parser_for
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer

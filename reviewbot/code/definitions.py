@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable
 
 from reviewbot.code.lexical import is_comment
+from reviewbot.lazy_re import lazy_re
 from reviewbot.schema.units import DiffLine, ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 
 # Definitions whose signature change sends a reviewer to the callers, per language family.
 _DEFINITIONS: tuple[re.Pattern[str], ...] = tuple(re.compile(p) for p in (

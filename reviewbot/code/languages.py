@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 _BY_SUFFIX: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",

@@ -12,7 +12,7 @@ import ast
 import re
 from bisect import bisect_right
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 _BARE_CR = lazy_re(r"\r(?!\n)")
 # Python's own line ends (str.splitlines also splits at \v, \f, U+2028 and others).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # The code before a comment, in C-like languages, as far as it can be read with certainty:
 # any character but quotes, `/` and `\`; strings in double or single quotes; template

@@ -14,7 +14,7 @@ import codecs
 import re
 from functools import lru_cache
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # PEP 263's own pattern, on one of the first two lines.
 _COOKIE = lazy_re(r"^[ \t\f]*#.*?coding[:=][ \t]*(?P<name>[-\w.]+)", re.MULTILINE)

@@ -15,7 +15,7 @@ import tokenize
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 # Bounds on what one name costs: a `def` line inside a string is read too (tokenize cannot

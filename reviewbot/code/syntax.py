@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from reviewbot.code.definitions import definition_name
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

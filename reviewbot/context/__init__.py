@@ -23,6 +23,7 @@ from reviewbot.context.budget import (
 )
 from reviewbot.context.requests import HANDLERS, UnitContext
 from reviewbot.context.search import MAX_SEARCHES_PER_RUN, SearchBudget, Searcher
+from reviewbot.lazy_re import lazy_re
 from reviewbot.repo.source import RepoSource
 from reviewbot.schema.bundles import (
     BundleItem,
@@ -36,7 +37,6 @@ from reviewbot.schema.findings import Finding
 from reviewbot.schema.plans import FusedItem, FusedPlan
 from reviewbot.schema.records import CONTEXT_LEVELS
 from reviewbot.schema.units import ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor
 
 MAX_DIFF_LINES = 300

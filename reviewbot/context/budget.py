@@ -7,7 +7,7 @@ enough for budgeting (identifiers and operators are each about one token).
 
 from __future__ import annotations
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 _TOKEN = lazy_re(r"\w+|[^\w\s]")
 MAX_SNIPPET_LINES = 40

@@ -15,11 +15,11 @@ from reviewbot.code.syntax import Span, SyntaxIndex, enclosing, spans
 from reviewbot.context.budget import numbered
 from reviewbot.context.callers import CallSites
 from reviewbot.context.search import Searcher
+from reviewbot.lazy_re import lazy_re
 from reviewbot.repo.source import RepoSource
 from reviewbot.schema.bundles import CodeHit
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.units import ExtraRequest, ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 
 PREVIOUS_MARGIN = 10
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.report import ReportInput, display_path
 from reviewbot.report.markup import (
     code_block,
@@ -28,7 +29,6 @@ from reviewbot.report.quietened import LISTED_BY_A_RUN, markdown_details, markdo
 from reviewbot.report.walkthrough import walkthrough
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.runs import RunReport
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.words import counted
 
 ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}

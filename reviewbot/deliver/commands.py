@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # "question": not a command, a plain reply in a reviewbot comment's thread.
 CommandName = Literal["review", "help", "explain", "ignore", "question", "unknown"]

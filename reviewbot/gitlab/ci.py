@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewbot.errors import UsageError
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 MERGE_REQUEST_EVENT = "merge_request_event"
 REQUIRED = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID",

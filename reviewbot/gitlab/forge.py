@@ -42,7 +42,7 @@ from reviewbot.deliver.forge import (
 )
 from reviewbot.deliver.waits import MAX_WAIT_S, pause
 from reviewbot.gitlab.ci import MergeRequestPipeline, server_url
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # Notes API: a note's body is "Limited to 1,000,000 characters".
 MAX_BODY = 1_000_000

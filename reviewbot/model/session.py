@@ -26,13 +26,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.model.client import ChatRequest, ModelCallFailed, ModelClient
 from reviewbot.model.ledger import BudgetExhausted, Ledger
 from reviewbot.model.messages import ChatMessage, ChatReply, ToolCall, ToolSpec, user
 from reviewbot.model.settings import ModelSettings
 from reviewbot.schema.reviews import ModelCall
 from reviewbot.store.cache import cache_key
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor
 from reviewbot.text.terminal import printable
 

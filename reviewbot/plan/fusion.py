@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewbot.code.definitions import changed_config_keys, changed_signatures, definition_name
+from reviewbot.lazy_re import lazy_re
 from reviewbot.schema.plans import FusedItem, FusedPlan, LlmPlan, PlanItem
 from reviewbot.schema.records import CONTEXT_LEVELS, ContextLevel
 from reviewbot.schema.units import KEYWORD_REQUESTS, SYMBOL_REQUESTS, ExtraRequest, ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 
 CONFIDENT = 0.7
 MAX_REQUESTS_PER_UNIT = 8

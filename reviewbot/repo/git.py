@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewbot.errors import GitError
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # Settings that would change the shape of the diff text if a user's config set them.
 _CONFIG_OVERRIDES = (

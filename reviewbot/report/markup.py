@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 from reviewbot.text.terminal import visible
 
 # Invisible, and no Markdown or HTML construct continues across it: used in quoted code

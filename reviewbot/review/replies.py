@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.model.replies import clipped_list, clipped_text, shown_bound, visible_text
 from reviewbot.schema.records import Category
@@ -21,7 +22,6 @@ from reviewbot.schema.reviews import (
     MAX_TITLE_CHARS,
     RecordedFinding,
 )
-from reviewbot.text.lazy_re import lazy_re
 
 # A model's words, without control characters or bidi overrides (the file path is checked
 # against the change's paths instead, by the verifier).

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewbot.code.python_parse import parses
+from reviewbot.lazy_re import lazy_re
 from reviewbot.model.messages import fence, system, user
 from reviewbot.model.session import ModelSession, ModelUnavailable
 from reviewbot.schema.findings import Finding
 from reviewbot.store.cache import ResultCache
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.terminal import visible
 
 # Raised when the suggestion prompt changes: the result cache keys on it.

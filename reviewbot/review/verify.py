@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from reviewbot.diff.lines import DiffIndex
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import SEVERITY_RANK
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.reviews import Dropped, Reanchored, RecordedFinding
-from reviewbot.text.lazy_re import lazy_re
 
 # How far (in lines) a finding may be moved to where its evidence is.
 MAX_SHIFT = 8

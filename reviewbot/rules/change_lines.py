@@ -16,8 +16,8 @@ from functools import cached_property
 from typing import NamedTuple
 
 from reviewbot.code.lexical import comment_flags
+from reviewbot.lazy_re import lazy_re
 from reviewbot.schema.units import ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 
 ReadText = Callable[[str], str | None]
 _PYTHON_DEF = lazy_re(r"(?:async )?def (\w+)\s*\(")

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.change_lines import ChangeLines
 from reviewbot.rules.guard_text import (
     IDENTIFIER,
@@ -29,7 +30,6 @@ from reviewbot.rules.guard_text import (
     never_true,
 )
 from reviewbot.schema.units import DiffLine, Hunk
-from reviewbot.text.lazy_re import lazy_re
 
 _EXITS = lazy_re(r"^\s*(?:\}\s*)?(?:raise\b|return\b|abort\(|continue\b|break\b|throw\b|"
                     r"(?:sys\.)?exit\(|os\.Exit\(|panic\(|die\b)")

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import msgspec
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 IDENTIFIER = lazy_re(r"[A-Za-z_]\w*")
 # A name as code uses it: not a longer name, not an attribute of something else.

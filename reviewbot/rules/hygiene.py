@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 
 from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.patterns import line_pieces
-from reviewbot.text.lazy_re import lazy_re
 
 _MARKER = lazy_re(r"^(<{7}|>{7}|\|{7})(\s|$)")
 _SEPARATOR = lazy_re(r"^={7}$")

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 from reviewbot.text.redaction import is_wrapped_name
 
 # A string literal on one line, with an optional prefix (`r"..."`, `b'...'`).

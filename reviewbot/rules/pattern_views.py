@@ -27,8 +27,8 @@ from reviewbot.code.calls import (
     windows,
 )
 from reviewbot.code.long_lines import long_line_code
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import FileChange, is_long
-from reviewbot.text.lazy_re import lazy_re
 
 # How far a statement is followed from an added line, in lines.
 _REACH = 40

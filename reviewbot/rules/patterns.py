@@ -15,6 +15,7 @@ import msgspec
 import re2
 
 from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text, utf8
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import SEVERITY_RANK, Severity
 from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
@@ -26,7 +27,6 @@ from reviewbot.rules.base import (
 )
 from reviewbot.rules.pattern_views import code_line, views
 from reviewbot.schema.records import Category
-from reviewbot.text.lazy_re import lazy_re
 
 JS = frozenset({"javascript", "typescript", "vue", "svelte", "html"})
 GO = frozenset({"go"})

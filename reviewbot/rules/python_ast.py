@@ -23,13 +23,13 @@ from reviewbot.code.lexical import is_comment
 from reviewbot.code.newer_python import NewerModule, running, version
 from reviewbot.code.python_walk import STATEMENT_BODIES, own_nodes, walk
 from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.rules.base import FileChange, Hit, ProjectFiles, RuleBase, RuleInfo
 from reviewbot.rules.python_calls import CallShapes, import_aliases
 from reviewbot.rules.python_flow import FlowIndex
 from reviewbot.rules.python_strings import literal_text, module_constants
 from reviewbot.schema.records import Category
-from reviewbot.text.lazy_re import lazy_re
 
 StringKind = Literal["formatted", "constant", "dynamic"]
 Report = tuple[ast.AST, Severity | None, str, str]

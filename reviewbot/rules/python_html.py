@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import cast
 
 from reviewbot.code.python_walk import walk
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.rules.python_ast import (
     PythonFile,
@@ -24,7 +25,6 @@ from reviewbot.rules.python_ast import (
 from reviewbot.rules.python_flow import Flow, source_of
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
-from reviewbot.text.lazy_re import lazy_re
 
 _MARK_SAFE = frozenset({
     "django.utils.safestring.mark_safe", "mark_safe", "markupsafe.Markup", "jinja2.Markup",

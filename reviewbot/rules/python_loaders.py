@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.python_calls import CallShapes
-from reviewbot.text.lazy_re import lazy_re
 
 # PyYAML's loaders that construct no Python object.
 SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"})

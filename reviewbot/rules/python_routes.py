@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from reviewbot.code.python_walk import walk
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # Methods that register a view: the function or class is among their arguments.
 _REGISTRARS = frozenset({

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from reviewbot.code.python_walk import walk
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.rules.python_ast import (
     PythonFile,
@@ -25,7 +26,6 @@ from reviewbot.rules.python_sinks import module_wrappers, wrapped
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import LOWERED, OUTSIDE, Use, from_source, report_use, use_of
 from reviewbot.rules.shell_commands import SHELL_PARAM, Assigned, shell_command
-from reviewbot.text.lazy_re import lazy_re
 
 
 def shell_injection(parsed: PythonFile) -> Iterator[Report]:

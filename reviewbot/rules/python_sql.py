@@ -9,12 +9,12 @@ import re
 from collections.abc import Iterator
 
 from reviewbot.code.python_walk import walk
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.rules.python_ast import PythonFile, Report, line_pattern, nodes_of, rule
 from reviewbot.rules.python_sinks import RUNNERS, sql_arguments, wrapped
 from reviewbot.rules.python_strings import is_formatted, literal_text
 from reviewbot.rules.python_uses import OUTSIDE, Use, from_source, report_use, use_of
-from reviewbot.text.lazy_re import lazy_re
 
 _SQL = lazy_re(r"\b(select\b[\s\S]*\bfrom|insert\s+into|update\b[\s\S]*\bset|delete\s+from|"
                   r"drop\s+table|where|explain|order\s+by)\b", re.IGNORECASE)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import cast
 
 from reviewbot.code.python_encoding import declared_codec, keeps_ascii
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import FileChange, Hit, Rule, RuleBase, RuleInfo
 from reviewbot.rules.python_ast import (
     PythonFile,
@@ -28,7 +29,6 @@ from reviewbot.rules.python_loaders import LOADER_CLASSES as YAML_LOADER_CLASSES
 from reviewbot.rules.python_loaders import LOADING as YAML_LOADING
 from reviewbot.rules.python_loaders import UNSAFE as UNSAFE_YAML
 from reviewbot.rules.python_loaders import loader_of, safe_loader
-from reviewbot.text.lazy_re import lazy_re
 
 _SECURITY_NAMES = lazy_re(r"passw|secret|token|sign|auth|credential", re.IGNORECASE)
 

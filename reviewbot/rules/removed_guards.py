@@ -21,6 +21,7 @@ import msgspec
 
 from reviewbot.code.docstrings import docstring_lines
 from reviewbot.code.long_lines import long_line_code
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import (
     MINIFIED_LINE_CHARS,
     FileChange,
@@ -41,7 +42,6 @@ from reviewbot.rules.guard_text import (
     names_in,
 )
 from reviewbot.schema.units import DiffLine, Hunk
-from reviewbot.text.lazy_re import lazy_re
 
 # Calls whose whole job is to make a value safe for where it goes: HTML, SQL LIKE, a shell,
 # a URL, a file name under a folder.

@@ -45,11 +45,11 @@ from typing import Any
 
 import msgspec
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import Severity
 from reviewbot.rules.base import FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.tool_directives import directive_lines, inert
 from reviewbot.rules.workflow_events import made_reachable
-from reviewbot.text.lazy_re import lazy_re
 
 TIMEOUT_S = 20
 MAX_OUTPUT_BYTES = 2_000_000

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import MINIFIED_LINE_CHARS
 from reviewbot.rules.quieting import is_prose
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import (
     TOKEN_SIGNS,
     bare_values_are_literal,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 SHELL_PARAM = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
                          "subprocess.check_output", "subprocess.Popen"})

@@ -20,9 +20,9 @@ from functools import lru_cache
 
 import msgspec
 
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import FileChange, Quiet
 from reviewbot.schema.findings import QuietKind
-from reviewbot.text.lazy_re import lazy_re
 
 # Bare, or naming rules: `ignore[js.eval` (no `]`) or `ignored` is neither.
 _IGNORE = lazy_re(r"reviewbot:\s*ignore(?:\[(?P<ids>[^\]]*)\]|(?![\[\w.-]))")

@@ -22,13 +22,13 @@ from reviewbot.code.enclosing import Header, enclosing_headers
 from reviewbot.code.lexical import comment_flags, is_comment, is_import
 from reviewbot.code.path_kinds import path_tags
 from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import SEVERITY_RANK
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_long, is_minified
 from reviewbot.rules.quieting import QUIETING_TAGS
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.records import ContextLevel, Priority, Tag
 from reviewbot.schema.units import SECURITY_NOTE, AgentDecision, DiffLine, ExtraRequest, ReviewUnit
-from reviewbot.text.lazy_re import lazy_re
 
 LARGE_CHANGE_LINES = 200
 

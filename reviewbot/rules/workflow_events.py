@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 # The fields of `github.event` (and the contexts) each event fills with what its sender wrote.
 # An event not listed fills none an outsider controls.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, RuleBase, RuleInfo
-from reviewbot.text.lazy_re import lazy_re
 
 # Triggers that run with the base repository's secrets and a write token whoever caused
 # them: a pull request from a fork, a comment on one, the run a fork's pull request started.

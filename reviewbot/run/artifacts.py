@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import msgspec
 
 from reviewbot.errors import ArtifactError
+from reviewbot.lazy_re import lazy_re
 from reviewbot.schema.bundles import ContextBundle
 from reviewbot.schema.findings import RulesResult
 from reviewbot.schema.plans import FusedPlan, LlmPlan, PlannerIndex, ReviewIndex
@@ -33,7 +34,6 @@ from reviewbot.schema.reviews import ModelCallLog, ReviewResult, VerifiedFinding
 from reviewbot.schema.runs import RunReport
 from reviewbot.schema.units import DiffResult
 from reviewbot.store.files import write_if_absent, write_private
-from reviewbot.text.lazy_re import lazy_re
 from reviewbot.text.redaction import Redactor, redact_strings, redacted_strings
 
 # name -> (step number, model). The one list of what a run can write.

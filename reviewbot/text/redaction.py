@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from reviewbot.code.whole_text import JoinedTexts, compile_whole_text, utf8
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 MASK = "[REDACTED]"
 

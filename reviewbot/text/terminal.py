@@ -3,7 +3,7 @@ to print on a terminal."""
 
 from __future__ import annotations
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 _CONTROL = lazy_re(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 

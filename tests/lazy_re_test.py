@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reviewbot.text.lazy_re import lazy_re
+from reviewbot.lazy_re import lazy_re
 
 
 def test_a_lazy_pattern_compiles_on_first_use_and_answers_as_the_pattern() -> None:
@@ -37,7 +37,7 @@ def test_every_lazy_pattern_of_the_package_compiles() -> None:
     import pkgutil
 
     import reviewbot
-    from reviewbot.text.lazy_re import _Lazy
+    from reviewbot.lazy_re import _Lazy
 
     found = 0
     for module in pkgutil.walk_packages(reviewbot.__path__, "reviewbot."):
