@@ -16,6 +16,10 @@ import re
 
 from reviewbot.lazy_re import lazy_re
 
+# A line over this many characters is a long line (rules/base.py says what the rules do
+# with one).
+MINIFIED_LINE_CHARS = 1000
+
 # The code before a comment, in C-like languages, as far as it can be read with certainty:
 # any character but quotes, `/` and `\`; strings in double or single quotes; template
 # literals without substitutions.

@@ -26,28 +26,34 @@ _DECODE = str.maketrans({"\ue000": " ", "\ue001": "\t", "\ue002": "\n"})
 
 def normalise_headers(text: str) -> str:
     """The diff with each header block rewritten and the hunks between them copied as they
-    are (found by searching for the blocks, not by splitting a diff of megabytes)."""
+    are (found by searching for the blocks, not by splitting a diff of megabytes: the file
+    headers in one pass over the text, each block's first hunk between its header and the
+    next)."""
+    headers = _line_starts(text, _GIT_HEADER)
     pieces: list[str] = []
     copied = 0
-    start = _line_starting(text, _GIT_HEADER, 0)
-    while start < len(text):
-        end = min(_line_starting(text, "@@ ", start + 1),
-                  _line_starting(text, _GIT_HEADER, start + 1))
+    for index, start in enumerate(headers):
+        following = headers[index + 1] if index + 1 < len(headers) else len(text)
+        hunk = text.find("\n@@ ", start, following)
+        end = following if hunk == -1 else hunk + 1
         # The block's lines; the newline ending the last one stays with what follows.
         block = text[start:end - 1] if end < len(text) else text[start:]
-        pieces += [text[copied:start], "\n".join(_rewrite_block(block.split("\n")))]
-        copied = start + len(block)
-        start = _line_starting(text, _GIT_HEADER, end) if end < len(text) else len(text)
-    return "".join([*pieces, text[copied:]])
+        rewritten = "\n".join(_rewrite_block(block.split("\n")))
+        if rewritten != block:  # most headers name paths that need nothing
+            pieces += [text[copied:start], rewritten]
+            copied = start + len(block)
+    # Nothing rewritten: the text itself, not a copy of its megabytes.
+    return "".join([*pieces, text[copied:]]) if pieces else text
 
 
-def _line_starting(text: str, prefix: str, at: int) -> int:
-    """Where the first line at or after `at` that starts with `prefix` begins; the end of
-    the text when there is none."""
-    if at == 0 and text.startswith(prefix):
-        return 0
-    found = text.find("\n" + prefix, max(at - 1, 0))
-    return len(text) if found == -1 else found + 1
+def _line_starts(text: str, prefix: str) -> list[int]:
+    """Where the lines that start with `prefix` begin, in order."""
+    found = [0] if text.startswith(prefix) else []
+    at = text.find("\n" + prefix)
+    while at != -1:
+        found.append(at + 1)
+        at = text.find("\n" + prefix, at + 1)
+    return found
 
 
 def decode_path(path: str) -> str:

@@ -7,13 +7,15 @@ diff bytes to units, so it can be tested and replayed without a repository.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk as UnidiffHunk
 from unidiff.patch import PatchedFile, PatchSet
 
 from reviewbot.code.languages import detect_language, shebang_language
+from reviewbot.code.long_lines import MINIFIED_LINE_CHARS
+from reviewbot.code.whole_text import utf8
 from reviewbot.diff.binary import as_text, binary_stanzas, patches_as_text, text_ones
 from reviewbot.diff.headers import block_paths, decode_path, normalise_headers, split_stanzas
 from reviewbot.diff.languages import NewSide, settle
@@ -303,7 +305,8 @@ def _hunk_unit(hunk: UnidiffHunk, hunk_count: int, base: ReviewUnit) -> ReviewUn
         new_compact=compact_range(ours.new_start, ours.new_length),
         old_compact=compact_range(ours.old_start, ours.old_length),
     )
-    unit_id = _unit_id(base.file_path, base.old_path, base.patch_type, ours.header, ours.text())
+    unit_id = _unit_id(base.file_path, base.old_path, base.patch_type, ours.header,
+                       _hunk_bytes(ours))
     return base.replace(unit_id=unit_id, metrics=metrics, line_numbers=line_numbers, hunk=ours)
 
 
@@ -311,7 +314,7 @@ def _whole_file_unit(patched: PatchedFile, base: ReviewUnit) -> ReviewUnit:
     # The git header (index line, modes, similarity) is what identifies such a change.
     header = "".join(patched.patch_info or [])
     return base.replace(unit_id=_unit_id(base.file_path, base.old_path, base.patch_type,
-                                         header, ""))
+                                         header))
 
 
 def _convert_hunk(hunk: UnidiffHunk) -> Hunk:
@@ -350,12 +353,29 @@ def compact_range(start: int, length: int) -> str:
 
 
 def _unit_id(path: str | None, old_path: str | None, patch_type: str, header: str,
-             body: str) -> str:
+             body: Iterable[bytes] = ()) -> str:
     digest = hashlib.sha256()
-    for part in (path or "", old_path or "", patch_type, header, body):
+    for part in (path or "", old_path or "", patch_type, header):
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
+    for piece in body:
+        digest.update(piece)
+    digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+_MARKS = {"add": b"+", "del": b"-", "ctx": b" "}
+
+
+def _hunk_bytes(hunk: Hunk) -> Iterator[bytes]:
+    """`hunk.text()` as UTF-8, piece by piece: the text of a hunk of megabytes (a minified
+    line) is never built, and a long line's bytes are the ones its later readers share."""
+    yield f"{hunk.header}\n".encode("utf-8", "surrogatepass")
+    for line in hunk.lines:
+        yield _MARKS[line.kind]
+        yield (utf8(line.text) if len(line.text) > MINIFIED_LINE_CHARS
+               else line.text.encode("utf-8", "surrogatepass"))
+        yield b"\n"
 
 
 def _clean_path(raw: str) -> str:

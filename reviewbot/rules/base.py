@@ -12,6 +12,7 @@ import msgspec
 from reviewbot.code.comments import line_comments
 from reviewbot.code.lexical import comment_flags
 from reviewbot.code.line_breaks import has_bare_cr, to_git_lines
+from reviewbot.code.long_lines import MINIFIED_LINE_CHARS as MINIFIED_LINE_CHARS
 from reviewbot.code.long_lines import long_line_code
 from reviewbot.code.python_encoding import python_source
 from reviewbot.code.python_parse import parse_python
@@ -26,12 +27,12 @@ from reviewbot.schema.units import DiffLine, ReviewUnit
 # What reviews a file that is generated, vendored or a lockfile (as the base declares it,
 # rules/quieting.py): secrets only.
 SECRETS_ONLY_TAGS = frozenset({"generated", "vendored", "lockfile"})
-# A changed line this long may be minified code, or code padded to look like it: the line
-# patterns read it with its comments stripped where certain (code/long_lines.py) and with
-# RE2, linear in the line (`re`'s backtracking took 17 s of pattern matching on a 5 MB
-# line). Only in a file the base already holds minified are such lines passed over
-# (FileChange.minified_at_base): the base decides, never the change's own shape.
-MINIFIED_LINE_CHARS = 1000
+# A changed line over MINIFIED_LINE_CHARS may be minified code, or code padded to look like
+# it: the line patterns read it with its comments stripped where certain
+# (code/long_lines.py) and with RE2, linear in the line (`re`'s backtracking took 17 s of
+# pattern matching on a 5 MB line). Only in a file the base already holds minified are such
+# lines passed over (FileChange.minified_at_base): the base decides, never the change's own
+# shape.
 # Languages whose comment lines are the ones their first characters mark (FileChange.is_comment).
 _PREFIX_COMMENTS = frozenset({"yaml"})
 
