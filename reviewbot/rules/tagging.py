@@ -302,6 +302,15 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
 # A version as manifests write one (`3.0.3`, `v5.1.0`, `1.0a1`, `2.0.0-rc.1+build`), not a
 # digit inside a name (`boto3`, `pkg-2`: a package renamed is not a version bump).
 _VERSION = lazy_re(r"(?<![\w.-])v?\d[0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")
+# What looks like a version but names an artifact: a commit or a hash (`--hash=sha256:...`,
+# `@3f2a9c1`). The artifact changed under the same version is what a reviewer asks about.
+_DIGEST = lazy_re(r"v?[0-9a-f]{7,}")
+_VERSION_CHARS = 32
+
+
+def _versions_as_one(line: str) -> str:
+    return _VERSION.sub(lambda m: m.group(0) if len(m.group(0)) > _VERSION_CHARS
+                        or _DIGEST.fullmatch(m.group(0).lower()) else "V", line)
 
 
 def _only_versions(changed: list[DiffLine]) -> bool:
@@ -311,7 +320,7 @@ def _only_versions(changed: list[DiffLine]) -> bool:
     removed = [line.text.strip() for line in changed if line.kind == "del" and line.text.strip()]
     added = [line.text.strip() for line in changed if line.kind == "add" and line.text.strip()]
     return bool(removed) and len(removed) == len(added) and all(
-        old != new and _VERSION.sub("V", old) == _VERSION.sub("V", new)
+        old != new and _versions_as_one(old) == _versions_as_one(new)
         for old, new in zip(removed, added, strict=True))
 
 

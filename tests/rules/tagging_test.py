@@ -100,6 +100,11 @@ def test_a_dependency_bump_is_low_and_skippable(path: str, old: str, new: str) -
     ("requirements.txt", "flask==3.0.0\n", "flask==3.0.3\nevil-pkg==1.0\n"),
     ("requirements.txt", "flask==3.0.0\n", "flask==3.0.3 --index-url https://x.invalid/\n"),
     ("requirements.txt", "flask==3.0.0\n", "flask==3.0.0  \n"),
+    # The artifact changed under the same version, or a commit pinned: a hash is no version.
+    ("requirements.txt", "flask==3.0.0 --hash=sha256:3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d\n",
+     "flask==3.0.0 --hash=sha256:9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b\n"),
+    ("requirements.txt", "lib @ git+https://x.invalid/lib@1a2b3c4d5e\n",
+     "lib @ git+https://x.invalid/lib@9f8e7d6c5b\n"),
     # Not a manifest: a version in code is code.
     ("src/app.py", 'VERSION = "1.0"\n', 'VERSION = "1.1"\n'),
 ])
