@@ -12,6 +12,10 @@ from reviewbot.code.languages import detect_language
 from reviewbot.code.whole_text import WholeTextPattern, compile_whole_text
 from reviewbot.schema.records import Tag
 
+# Dependency manifests that are programs (Python, Groovy or Kotlin, Ruby): a number in them
+# may be code, not a version (rules/version_bumps.py).
+PROGRAM_MANIFESTS = ("setup.py", "*build.gradle*", "gemfile")
+
 # (tag, glob patterns on the lower-cased path). A path can carry several tags.
 _PATH_TAGS: tuple[tuple[Tag, tuple[str, ...]], ...] = (
     ("lockfile", ("*package-lock.json", "*yarn.lock", "*pnpm-lock.yaml", "*poetry.lock",
@@ -25,9 +29,9 @@ _PATH_TAGS: tuple[tuple[Tag, tuple[str, ...]], ...] = (
                      ".circleci/*", "azure-pipelines.yml", ".travis.yml",
                      "bitbucket-pipelines.yml", ".github/actions/*")),
     ("dependency_manifest", ("*requirements*.txt", "pyproject.toml", "*/pyproject.toml",
-                             "setup.py", "setup.cfg", "pipfile", "*package.json", "go.mod",
-                             "*/go.mod", "*cargo.toml", "*pom.xml", "*build.gradle*",
-                             "gemfile", "*composer.json", "*environment.yml")),
+                             "setup.cfg", "pipfile", "*package.json", "go.mod", "*/go.mod",
+                             "*cargo.toml", "*pom.xml", "*composer.json", "*environment.yml",
+                             *PROGRAM_MANIFESTS)),
     ("migration", ("*/migrations/*", "migrations/*", "*/migrate/*", "*alembic/versions/*",
                    "*/db/migrate/*", "*flyway/*", "*/changelog/*.sql")),
     ("routing_file", ("*urls.py", "*routes.*", "*/routes/*", "*router.*", "*/routers/*",

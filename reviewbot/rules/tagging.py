@@ -26,6 +26,7 @@ from reviewbot.lazy_re import lazy_re
 from reviewbot.levels import SEVERITY_RANK
 from reviewbot.rules.base import SECRETS_ONLY_TAGS, is_long, is_minified
 from reviewbot.rules.quieting import QUIETING_TAGS
+from reviewbot.rules.version_bumps import only_versions
 from reviewbot.schema.findings import Finding
 from reviewbot.schema.records import ContextLevel, Priority, Tag
 from reviewbot.schema.units import SECURITY_NOTE, AgentDecision, DiffLine, ExtraRequest, ReviewUnit
@@ -115,7 +116,8 @@ def content_tags(unit: ReviewUnit, docstrings: frozenset[int] = frozenset()) -> 
         tags.append("only_docs")
     if meaningful and _only_imports(meaningful, unit.language):
         tags.append("only_imports")
-    if "dependency_manifest" in path_tags(unit.file_path) and _only_versions(changed):
+    if ("dependency_manifest" in path_tags(unit.file_path)
+            and only_versions(unit.file_path, unit.hunk.lines)):
         tags.append("only_versions")
     if unit.metrics.added_lines + unit.metrics.removed_lines > LARGE_CHANGE_LINES:
         tags.append("large_change")
@@ -297,31 +299,6 @@ def _only_docs(unit: ReviewUnit, changed: list[DiffLine], docstrings: frozenset[
             if before not in docstrings or after not in docstrings:
                 return False
     return True
-
-
-# A version as manifests write one (`3.0.3`, `v5.1.0`, `1.0a1`, `2.0.0-rc.1+build`), not a
-# digit inside a name (`boto3`, `pkg-2`: a package renamed is not a version bump).
-_VERSION = lazy_re(r"(?<![\w.-])v?\d[0-9A-Za-z]*(?:[.+-][0-9A-Za-z]+)*")
-# What looks like a version but names an artifact: a commit or a hash (`--hash=sha256:...`,
-# `@3f2a9c1`). The artifact changed under the same version is what a reviewer asks about.
-_DIGEST = lazy_re(r"v?[0-9a-f]{7,}")
-_VERSION_CHARS = 32
-
-
-def _versions_as_one(line: str) -> str:
-    return _VERSION.sub(lambda m: m.group(0) if len(m.group(0)) > _VERSION_CHARS
-                        or _DIGEST.fullmatch(m.group(0).lower()) else "V", line)
-
-
-def _only_versions(changed: list[DiffLine]) -> bool:
-    """Every removed line of a manifest is replaced, in order, by a line that differs from
-    it only in its versions (`flask==3.0.0` -> `flask==3.0.3`): a dependency bump. A line
-    added or removed alone (a new dependency, another index or source) is not one."""
-    removed = [line.text.strip() for line in changed if line.kind == "del" and line.text.strip()]
-    added = [line.text.strip() for line in changed if line.kind == "add" and line.text.strip()]
-    return bool(removed) and len(removed) == len(added) and all(
-        old != new and _versions_as_one(old) == _versions_as_one(new)
-        for old, new in zip(removed, added, strict=True))
 
 
 def _only_imports(texts: list[str], language: str) -> bool:
