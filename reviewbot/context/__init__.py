@@ -126,6 +126,12 @@ def _level_parts(unit: ReviewUnit, plan_item: FusedItem, source: RepoSource,
     return parts
 
 
+def diff_clipped(unit: ReviewUnit) -> bool:
+    """Whether the unit's item shows its hunk cut (`_level_parts`: the hunk's lines and its
+    header, at most MAX_DIFF_LINES)."""
+    return unit.hunk is not None and len(unit.hunk.lines) + 1 > MAX_DIFF_LINES
+
+
 def render_diff(unit: ReviewUnit) -> str:
     """The hunk with each line's number (new side; old side for removed lines)."""
     hunk = unit.hunk

@@ -108,6 +108,17 @@ def batches(units: Sequence[ReviewUnit], items: Sequence[BundleItem],
     return found
 
 
+def fits_one_call(items: Sequence[BundleItem], budget: int = CALL_TOKENS) -> bool:
+    """Whether the units' code fits one call (a single unit past the budget does not: it is
+    a call of its own in `batches`, and a larger change)."""
+    size = 0
+    for item in items:
+        size += estimate_tokens(render_unit(item))
+        if size > budget:
+            return False
+    return True
+
+
 def render_unit(item: BundleItem) -> str:
     """A unit as one call reads it: the numbered hunk, and what the context adds to it."""
     parts = [fence("diff", item.diff)]

@@ -3,7 +3,8 @@
 The agent's loop (tools, several turns) is for where the rules see risk they could not
 name: a security-sensitive unit (auth, SQL, paths, a shell, ...) that no rule finding at
 warning or above explains, on a change too large to be read whole in one call. A change
-that fits one call is read whole there, its risky units too (`[limits]
+that fits one call (every hunk shown uncut, its code within review/change.py CALL_TOKENS) is
+read whole there, its risky units too (`[limits]
 small_change_agent`, off by default): on the peer bench (docs/BENCHMARKS.md) the agent's
 conversations on small changes took 3 to 5 calls and up to five minutes a change, and found
 fewer of their defects than the one call that sees the whole change with its context. A

@@ -13,6 +13,7 @@ from functools import partial
 import msgspec
 
 from reviewbot.config import Config
+from reviewbot.context import diff_clipped
 from reviewbot.context.search import SearchBudget, Searcher
 from reviewbot.diff.lines import DiffIndex
 from reviewbot.levels import SEVERITY_RANK
@@ -23,7 +24,7 @@ from reviewbot.model.session import ModelSession
 from reviewbot.progress.events import Events
 from reviewbot.repo.source import RepoSource
 from reviewbot.review.agent import Bounds, Conversation, ToolsUnsupported
-from reviewbot.review.change import Batch, ChangeOutcome, OneCall, batches
+from reviewbot.review.change import Batch, ChangeOutcome, OneCall, batches, fits_one_call
 from reviewbot.review.prompts import PROMPT_VERSION, Guidance, read_guidance, unit_prompt
 from reviewbot.review.route import route
 from reviewbot.review.suggest import MAX_SUGGESTIONS, Suggestion, suggest, wants_suggestion
@@ -220,13 +221,15 @@ def review_units(session: ModelSession | None, units: Sequence[ReviewUnit],
 
 
 def _read_whole(units: Sequence[ReviewUnit], bundle: ContextBundle, config: Config) -> bool:
-    """Whether the change is read whole in one call, its risky units too: it fits one
-    (review/change.py `batches`), and the user has not asked for the agent on small
-    changes."""
+    """Whether the change is read whole in one call, its risky units too: every hunk is
+    shown whole and the code fits one call (review/change.py CALL_TOKENS), and the user has
+    not asked for the agent on small changes. A hunk its item cuts is no small change: what
+    the cut hides only the agent's tools can read."""
     if config.limits.small_change_agent:
         return False
     by_id = {unit.unit_id: unit for unit in units}
-    return len(batches([by_id[item.unit_id] for item in bundle.items], bundle.items)) <= 1
+    return (not any(diff_clipped(by_id[item.unit_id]) for item in bundle.items)
+            and fits_one_call(bundle.items))
 
 
 @dataclass

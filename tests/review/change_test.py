@@ -282,3 +282,31 @@ def test_only_the_user_gives_a_small_change_the_agent(
     _, _, run_dir = run(repo, capsys)
     deploy = {mode for unit, mode in _modes(run_dir).items() if "app/deploy.py" in unit}
     assert deploy == ({"tools"} if agent else {"change"})
+
+
+# Plain code that makes one unit of a new module larger than one call: many short lines
+# (its item shows the hunk cut at context/__init__.py MAX_DIFF_LINES), or fewer long ones
+# (past review/change.py CALL_TOKENS).
+PADDINGS = {
+    "lines": "".join(f"def f{k}(value):\n    return value + {k}\n\n\n" for k in range(400)),
+    "tokens": "".join(f"def f{k}(value):\n    return value" + "".join(
+        f" + {k} * {n}" for n in range(40)) + "\n\n\n" for k in range(60)),
+}
+
+
+@pytest.mark.parametrize("padding", list(PADDINGS))
+def test_a_risky_unit_larger_than_one_call_gets_the_agent_though_it_is_the_whole_change(
+        repo: GitFixture, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], padding: str) -> None:
+    """A change is read whole in one call only when the call shows all of it: a unit whose
+    hunk its item cuts, or past the call's budget, is a larger change, and its risky code
+    (here below the cut) is the agent's, who can read it."""
+    repo.write("app/__init__.py", "")
+    repo.commit("base")
+    repo.write("app/deploy.py", PADDINGS[padding] + RISKY)
+    repo.stage()
+    monkeypatch.setenv("REVIEWBOT_MODEL", "reviewer")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    fake_openai.finish_every_review()
+    _, _, run_dir = run(repo, capsys)
+    assert set(_modes(run_dir).values()) == {"tools"}
