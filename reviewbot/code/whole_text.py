@@ -36,6 +36,12 @@ class WholeTextPattern(Protocol):
     def finditer(self, text: bytes) -> Iterator[WholeTextMatch]: ...
 
 
+# What `re`'s `\s` matches in text, in RE2's syntax (RE2's own `\s` is ASCII): written for
+# `\s` in a pattern whose RE2 search must find at least what its `re` twin finds.
+UNICODE_SPACE = (r"[\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+                 r"\x{202f}\x{205f}\x{3000}]")
+
+
 @lru_cache(maxsize=4)
 def utf8(text: str) -> bytes:
     """A long text's UTF-8 bytes, for RE2, encoded once for every pattern that reads them (a

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from reviewbot.code.whole_text import compile_whole_text
+from reviewbot.code.whole_text import UNICODE_SPACE, compile_whole_text
 from reviewbot.lazy_re import lazy_re
 from reviewbot.rules.base import MINIFIED_LINE_CHARS, FileChange, Hit, Quiet, RuleBase, RuleInfo
 from reviewbot.rules.patterns import line_pieces
@@ -16,7 +16,7 @@ _SEPARATOR = lazy_re(r"^={7}$")
 _WIDE = lazy_re("(?:[^\0]\0){8}|(?:[^\0]\0{3}){4}")
 _WORDS = ("TODO", "FIXME", "XXX", "HACK")
 _TODO = lazy_re(r"(#|//|/\*|--|<!--|\*)\s*(TODO|FIXME|XXX|HACK)\b")
-_TODO_LONG = compile_whole_text(_TODO.pattern)
+_TODO_LONG = compile_whole_text(_TODO.pattern.replace(r"\s", UNICODE_SPACE))
 # An issue number (#12, PROJ-12), a link, or an owner: the TODO is tracked somewhere.
 _TRACKED = lazy_re(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://|\bissue\b|\((@?[\w.-]+)\)",
                       re.IGNORECASE)

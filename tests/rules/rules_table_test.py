@@ -726,6 +726,12 @@ CASES: list[tuple[str, str, str, set[tuple[str, str]]]] = [
      {("todo-without-issue", I)}),
     ("todo on a long line after non-ASCII text", "web/app.js",
      "var a='é—ü'/2;" * 100 + "f(); /* HACK around it */\n", {("todo-without-issue", I)}),
+    # Python reads any space as one (`\s` of `re`: a no-break space, an ideographic
+    # one), where RE2's `\s` is ASCII: the long line's search finds what the short one does.
+    ("todo after a no-break space on a long line", "app/core.py",
+     "x = '" + "é" * 1100 + "'  #\u00a0TODO speed up\n", {("todo-without-issue", I)}),
+    ("todo after an ideographic space on a long line", "web/app.js",
+     "var a=1/2;" * 110 + "f(); //\u3000TODO speed up\n", {("todo-without-issue", I)}),
     ("a TODO word is not a comment on a long line", "web/app.js",
      "var a='TODO'/2;" * 100 + "f(TODOS);\n", set()),
     ("near: todo with issue on a long line", "web/app.js",
