@@ -37,6 +37,7 @@ from reviewbot.text.redaction import (
     find_secrets,
     is_wrapped_name,
     key_follows,
+    key_material_at,
     known_token,
     preview,
     token_matches,
@@ -201,7 +202,8 @@ def _long_line_hits(path: str, text: str, quiet: bool,
     """A long line's hits, found once: the rules and the redaction of the run's records both
     ask (a minified bundle's line is megabytes)."""
     return tuple(_own_hits(path, text, quiet) + (
-        [] if encrypted else [*_long_keyword_hits(path, text, quiet),
+        [] if encrypted else [*_long_key_hits(text, quiet),
+                              *_long_keyword_hits(path, text, quiet),
                               *_long_entropy_hits(path, text, quiet)]))
 
 
@@ -266,6 +268,21 @@ def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
                   "credential in a config file")
                  for span in find_secrets(text) if span.kind == "credential"]
     return hits
+
+
+# A long line's key is reported by as much of it as this (its armour, its material): the
+# rest of a line whose key has no footer is the bundle's code.
+_KEY_VALUE_CHARS = 8192
+
+
+def _long_key_hits(text: str, quiet: bool) -> list[_Hit]:
+    """On a long line, the private keys redaction's search finds (from each armour, the
+    pass over the line the redaction of the run's records shares): padding a line past the
+    limit does not hide a key. Whether material goes with the armour is the rule's to say
+    (key_body_follows)."""
+    return [(text[span.start:min(span.end, span.start + _KEY_VALUE_CHARS)],
+             "warning" if quiet else "error", "Private Key")
+            for span in find_secrets(text) if span.kind == "private key"]
 
 
 def _long_keyword_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
@@ -363,16 +380,22 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
     return hits
 
 
-def key_body_follows(change: FileChange, number: int, text: str) -> bool:
+def key_body_follows(change: FileChange, number: int, text: str,
+                     at_once: bool = False) -> bool:
     """Whether key material goes with the armour on this line (redaction.key_follows: on
     the line itself, a key in one string with `\\n`s, or on the lines after it in any layout
-    a key reader accepts). A header alone is no key."""
+    a key reader accepts). A header alone is no key. `at_once`: `text` is a long line's key,
+    from its armour, whose material must follow the armour at once
+    (redaction.key_material_at): a minified bundle holds armour constants among its code."""
     armour = KEY_ARMOUR.search(text)
     if armour is None:
         return True  # detect-secrets' own armour forms: its detector decides
+    rest, following = text[armour.end():], _following(change, number)
+    if at_once:
+        return key_material_at(armour.group(0), rest, following)
     if armour.group(0).startswith("PuTTY"):
         return True
-    return key_follows(text[armour.end():], _following(change, number))
+    return key_follows(rest, following)
 
 
 def _following(change: FileChange, number: int) -> Iterator[str]:

@@ -73,7 +73,9 @@ class SecretsRule(RuleBase, frozen=True):
             found = scan_line(change.path, read, candidate=not stripped,
                               plugins=None if stripped else plugins, left_out=left_out)
             for value, (level, kind) in [*found.items(), *_levels(left_out)]:
-                if kind == "Private Key" and not key_body_follows(change, number, text):
+                at_once = len(read) > MINIFIED_LINE_CHARS  # a long line's key, by its span
+                if kind == "Private Key" and not key_body_follows(
+                        change, number, value if at_once else text, at_once):
                     continue  # the armour alone (a constant, a comment): no key is here
                 if value not in left_out:
                     reported.add(number)

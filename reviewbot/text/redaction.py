@@ -78,17 +78,43 @@ PRIVATE_KEY = lazy_re(
     r"(?:.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 [A-Z ]*PRIVATE KEY ----)"
     rf"|[^\n]*(?:\n{_KEY_LINE}(?=\n|\Z))*)", re.DOTALL)
 _KEY_BODY_LINE = lazy_re(_KEY_LINE)
-_KEY_HEADER = lazy_re(r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|"
-                         r"Encryption):")
+_HEADER = r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|Encryption):"
+_KEY_HEADER = lazy_re(_HEADER)
 _KEY_NOISE = lazy_re(r"\\[nr]|[^A-Za-z0-9+/]")
 # Between two pieces of one key on a line: a `\\n` escape, or the end of one string literal
 # and the start of the next (`"..." + "..."`, `"..." "..."`).
-_KEY_JOINS = lazy_re(r"\\[nr]|[\"'`]\s*\+?\s*[\"'`]")
+_JOIN = r"\\[nr]|[\"'`]\s*\+?\s*[\"'`]"
+_KEY_JOINS = lazy_re(_JOIN)
 _KEY_RUN = lazy_re(r"[A-Za-z0-9+/]{32,}")
 # Key material: the smallest key (an ed25519 key, PKCS#8) has 64 characters of it.
 KEY_MATERIAL = 32
 # How many lines after the armour are read for it (a blank line and headers come first).
 _KEY_LOOKAHEAD = 8
+
+
+# A key's material on a line of code, from right after its armour: base64 in pieces that
+# `\\n` escapes or the end of one literal and the start of the next join (`"...\\n" +
+# "MIIE..."`, _JOIN); or an encrypted key's header.
+_MATERIAL_RUN = lazy_re(rf"(?:{_JOIN}|[A-Za-z0-9+/=])*")
+_HEADER_AT = lazy_re(rf"(?:{_JOIN})*{_HEADER}")
+# How much of the line after an armour is read for the start of its material.
+_MATERIAL_WINDOW = 1024
+# PuTTY's armour line goes on with the key's algorithm (`ssh-ed25519`).
+_ALGORITHM = lazy_re(r"^[ \t]*[\w@.-]*")
+
+
+def key_material_at(armour: str, rest: str, following: Iterable[str]) -> bool:
+    """`key_follows` for an armour on a long line of code, where a bundled library's armour
+    constants stand among its code: the material (or an encrypted key's header) right after
+    the armour; or, with nothing but spaces after it on the line, on the lines after."""
+    if armour.startswith("PuTTY"):
+        rest = _ALGORITHM.sub("", rest, count=1)
+    if not rest.strip():
+        return key_follows("", following)
+    window = rest[:_MATERIAL_WINDOW]
+    run = _MATERIAL_RUN.match(window)
+    material = len(_KEY_NOISE.sub("", run.group(0))) if run else 0
+    return material >= KEY_MATERIAL or _HEADER_AT.match(window) is not None
 
 
 def key_follows(rest: str, following: Iterable[str]) -> bool:

@@ -124,6 +124,10 @@ def test_near_a_wrapped_name_is_a_placeholder(value: str) -> None:
 PAD = "x" * 1100
 
 
+PUTTY = ("PuTTY-User-Key-File-2: ssh-ed25519\\nEncryption: none\\nComment: deploy\\n"
+         f"Public-Lines: 2\\n{KEY_BODY}\\n")
+
+
 @pytest.mark.parametrize(("path", "plain", "padded"), [
     ("app/db.py", 'password = "hunter2-correct-horse"\n',
      'password = "hunter2-correct-horse"  # ' + PAD + "\n"),
@@ -135,8 +139,32 @@ PAD = "x" * 1100
     ("app/blob.py", f'BLOB = "{BLOB}"\n', f'BLOB = "{BLOB}"; PAD = "' + PAD + '"\n'),
     ("web/db.js", 'const api_key = "3f786850e387550fdab836ed7e6dc881de23001b";\n',
      'const api_key = "3f786850e387550fdab836ed7e6dc881de23001b"; var pad = "' + PAD + '";\n'),
+    # A key in one string, after code of a long line (redaction's search of long text starts
+    # from the armour), and an armour line padded with spaces (openssl cuts them).
+    ("web/keys.js", f'const KEY = "{BEGIN}\\n{ESCAPED}\\n{END}";\n',
+     f'var pad = "{PAD}"; const KEY = "{BEGIN}\\n{ESCAPED}\\n{END}";\n'),
+    ("web/keys.js", f'const KEY = "{BEGIN}\\n{ESCAPED}\\n{END}";\n',
+     f'var pad = "{PAD * 4}"; const KEY = "{BEGIN}\\n{ESCAPED}\\n{END}";\n'),
+    ("web/keys.js", f"const KEY = '{BEGIN}\\n' + '{KEY_BODY}\\n{END}';\n",
+     f"var pad = '{PAD}'; const KEY = '{BEGIN}\\n' + '{KEY_BODY}\\n{END}';\n"),
+    ("web/keys.js", f"const KEY = '{PUTTY}';\n", f"var pad = '{PAD}'; const KEY = '{PUTTY}';\n"),
+    ("deploy/id.pem", KEYS["as openssl writes it"],
+     KEYS["as openssl writes it"].replace(BEGIN, BEGIN + " " * 1100)),
+    ("app/keys.py", f'KEY = """{BEGIN}\n{KEY_BODY}\n{END}\n"""\n',
+     f'KEY = """{BEGIN}{" " * 5000}\n{KEY_BODY}\n{END}\n"""\n'),
 ])
 def test_a_secret_on_a_line_padded_past_the_limit(path: str, plain: str, padded: str) -> None:
     """A comment or a string that pads a line past the long-line limit does not lower or
     hide the secret on it."""
     assert hits(path, padded) == hits(path, plain) != set()
+
+
+@pytest.mark.parametrize("code", [
+    f'var pad = "{PAD}"; var HEADER = "{BEGIN}", FOOTER = "{END}", x = "{"A1b2" * 20}";\n',
+    f'var pad = "{PAD}"; var re = /{BEGIN}([A-Za-z0-9+\\/=\\s]+){END}/;\n',
+    f'var pad = "{PAD}"; var pem = "{BEGIN}\\n" + body.match(/.{{1,64}}/g).join("\\n");\n',
+])
+def test_near_an_armour_in_minified_code_is_no_key(code: str) -> None:
+    """A bundled library's armour constants, among code of a long line, hold no material
+    right after them: no key."""
+    assert hits("web/vendor.js", code) == set()
