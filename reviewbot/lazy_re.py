@@ -7,7 +7,8 @@ A lazy pattern compiles on its first use; from then on its methods are the compi
 pattern's own, looked up as plain attributes.
 
 Use a lazy pattern through its methods (`PATTERN.search(text)`); `re.search(PATTERN, ...)`
-wants a compiled pattern.
+wants a compiled pattern, and it is no `re.Pattern` to isinstance. It pickles and copies as
+its source.
 """
 
 from __future__ import annotations
@@ -25,10 +26,18 @@ class _Lazy:
         self._source = (pattern, flags)
 
     def __getattr__(self, name: str) -> Any:
+        # Only the pattern's own names compile it: pickle and copy look up others (such as
+        # `__setstate__`) on an instance that has no `_source` yet.
+        if name not in _ATTRIBUTES:
+            raise AttributeError(name)
         compiled = re.compile(*self._source)
         self.__dict__.update((attribute, getattr(compiled, attribute))
                              for attribute in _ATTRIBUTES)
         return getattr(compiled, name)
+
+    def __reduce__(self) -> tuple[type[_Lazy], tuple[str, int]]:
+        """Pickled and copied as its source (a worker's results come back by pickle)."""
+        return _Lazy, self._source
 
     def __repr__(self) -> str:
         return f"lazy_re({self._source[0]!r})"

@@ -48,3 +48,24 @@ def test_every_lazy_pattern_of_the_package_compiles() -> None:
                 assert isinstance(value.pattern, str)  # compiles it
                 found += 1
     assert found > 100
+
+
+def test_a_lazy_pattern_pickles_and_copies_as_the_pattern_it_stands_for() -> None:
+    """What comes back from a forked worker comes by pickle (rules/processes.py): a lazy
+    pattern in it, copied or pickled before or after its first use, is the same pattern,
+    and a name re.Pattern lacks is no reason to compile it."""
+    import copy
+    import pickle
+
+    for used in (False, True):
+        pattern = lazy_re(r"a+b", re.IGNORECASE)
+        if used:
+            assert pattern.search("xAAb") is not None
+        for again in (pickle.loads(pickle.dumps(pattern)),  # noqa: S301 (its own bytes)
+                      copy.copy(pattern),
+                      copy.deepcopy(pattern)):
+            match = again.search("xAAb")
+            assert match is not None and match.group(0) == "AAb"
+            assert (again.pattern, again.flags & re.IGNORECASE) == ("a+b", re.IGNORECASE)
+    unused = lazy_re("(")  # would fail to compile
+    assert not hasattr(unused, "__setstate__") and not hasattr(unused, "no_such_name")
