@@ -34,17 +34,20 @@ _VERSION_CHARS = 32
 # What the text before a version ends with, in every manifest: a comparison or a range
 # (`==`, `>=`, `~=`, `!=`, `^`, `~`, `<`, `>`, npm's `||`), the version maybe quoted
 # (`python_version<"3.8"`), but not `=>` (go.mod's replace names a module after it); `@`;
-# a version key (`version = `, `"version": "`, `rust-version = "`, `python_version = "`);
-# a conda pin (`- numpy=`); go.mod's go directive.
+# a version key (`version = `, `"version": "`, `rust-version = "`, `python_version = "`;
+# not a setting's, `tls_min_version`); a conda pin (`- numpy=`); go.mod's go directive.
 _SLOT = lazy_re(r"(?:===?|[~!<>]=|~>?|\^|<|(?<![=-])>|\|\||@)\s*[\"']?$"
-                r"|version[\"']?\s*[=:]\s*[\"']?$"
+                r"|(?<![\w.-])[\"']?(?:version|python_version|python_full_version|rust-version)"
+                r"[\"']?\s*[=:]\s*[\"']?$"
                 r"|^\s*-\s*[A-Za-z0-9][\w.-]*\s*=$"
                 r"|^\s*go\s+$")
 # A package's value in JSON or TOML (`"react": "18.2.0"`, `serde = "1.0"`): a version with a
-# dot in it (a tool's quoted setting is a plain number, `"30"`). Not in XML, whose
-# attributes are written so (`<chmod perm="777"/>`).
-_QUOTED_VALUE = lazy_re(r"[=:]\s*[\"']$")
-_DOTTED = lazy_re(r"v?\d+\.")
+# dot in it (a tool's quoted setting is a plain number, `"30"`), not an address
+# (`"host": "0.0.0.0"`), under a key that names no version of something else
+# (`tls_min_version = "1.2"`). Not in XML, whose attributes are written so
+# (`<chmod perm="777"/>`).
+_QUOTED_VALUE = lazy_re(r"([\w.@/-]*)[\"']?\s*[=:]\s*[\"']$")
+_DOTTED = lazy_re(r"v?\d+\.(?!\d+\.\d+\.\d+$)")
 # An XML element the version is the text of: only a version's (`<version>`,
 # `<spring.version>`), not a setting's (`<forkCount>`).
 _ELEMENT = lazy_re(r"<([\w.:-]+)>\s*$")
@@ -108,7 +111,8 @@ def _is_version(match: re.Match[str], xml: bool) -> bool:
         return element.group(1).lower().endswith("version")
     if _SLOT.search(before):
         return True
-    if not xml and _QUOTED_VALUE.search(before) and _DOTTED.match(token):
+    quoted = None if xml else _QUOTED_VALUE.search(before)
+    if quoted is not None and "version" not in quoted.group(1).lower() and _DOTTED.match(token):
         return True
     # go.mod's `require example.com/x v1.2.3`: a `v` version after a space, outside quotes.
     return token.startswith("v") and before[-1:].isspace() and before.count('"') % 2 == 0

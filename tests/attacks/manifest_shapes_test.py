@@ -93,6 +93,10 @@ SCRIPTS = '{\n  "scripts": {\n    "postinstall": "%s"\n  }\n}\n'
      "<configuration>\n  <forkCount>0</forkCount>\n</configuration>\n"),
     ("pom.xml", '<target>\n  <chmod file="run.sh" perm="755"/>\n</target>\n',
      '<target>\n  <chmod file="run.sh" perm="777"/>\n</target>\n'),
+    ("package.json", '{\n  "config": {\n    "host": "127.0.0.1"\n  }\n}\n',
+     '{\n  "config": {\n    "host": "0.0.0.0"\n  }\n}\n'),
+    ("pyproject.toml", '[tool.app]\ntls_min_version = "1.2"\n',
+     '[tool.app]\ntls_min_version = "1.0"\n'),
     # A line moved elsewhere (a test's dependency made the program's), or indented into
     # another list.
     ("Cargo.toml", '[dependencies]\nserde = "1.0"\n\n[dev-dependencies]\nmock = "0.1.0"\n',
