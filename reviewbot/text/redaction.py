@@ -555,9 +555,12 @@ class Redactor:
         a whole artifact element is checked at once instead of string by string."""
         with self._lock:
             extra = self._extra
-        return (could_hold_secret(serialized)
-                or any(json.dumps(value, ensure_ascii=False)[1:-1] in serialized
-                       for value in extra))
+        # A record's JSON is read once: searched here without being remembered (the caches
+        # of long text are for lines, which several readers look at).
+        signs = (_SECRET_SIGNS.search(serialized.encode("utf-8", "surrogatepass")) is not None
+                 if len(serialized) >= LONG_TEXT else could_hold_secret(serialized))
+        return signs or any(json.dumps(value, ensure_ascii=False)[1:-1] in serialized
+                            for value in extra)
 
 
 def _merged(found: list[Found]) -> list[tuple[int, int]]:
