@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatch
+from pathlib import PurePosixPath
 
 from reviewbot.code.long_lines import MINIFIED_LINE_CHARS
 from reviewbot.code.path_kinds import PROGRAM_MANIFESTS
@@ -33,24 +34,30 @@ _VERSION_CHARS = 32
 
 # What the text before a version ends with, in every manifest: a comparison or a range
 # (`==`, `>=`, `~=`, `!=`, `^`, `~`, `<`, `>`, npm's `||`), the version maybe quoted
-# (`python_version<"3.8"`), but not `=>` (go.mod's replace names a module after it); `@`;
-# a version key (`version = `, `"version": "`, `rust-version = "`, `python_version = "`;
-# not a setting's, `tls_min_version`); a conda pin (`- numpy=`); go.mod's go directive.
-_SLOT = lazy_re(r"(?:===?|[~!<>]=|~>?|\^|<|(?<![=-])>|\|\||@)\s*[\"']?$"
-                r"|(?<![\w.-])[\"']?(?:version|python_version|python_full_version|rust-version)"
-                r"[\"']?\s*[=:]\s*[\"']?$"
-                r"|^\s*-\s*[A-Za-z0-9][\w.-]*\s*=$"
-                r"|^\s*go\s+$")
+# (`python_version<"3.8"`), but not `=>` (go.mod's replace names a module after it); a
+# version key (`version = `, `"version": "`, `rust-version = "`, `python_version = "`;
+# not a setting's, `tls_min_version`).
+_COMPARED = lazy_re(r"(?:===?|[~!<>]=|~>?|\^|<|(?<![=-])>|\|\|)\s*[\"']?$"
+                    r"|(?<![\w.-])[\"']?(?:version|python_version|python_full_version|"
+                    r"rust-version)[\"']?\s*[=:]\s*[\"']?$")
+# `pkg@1.0`, a git URL's `@v1.0`.
+_AT = lazy_re(r"@\s*$")
+# An address: a version only where compared or named as one (`== 1.2.3.4`), never after
+# `@` (`user@10.0.0.1`) or as a key's value (`"host": "0.0.0.0"`).
+_ADDRESS = lazy_re(r"\d{1,3}(?:\.\d{1,3}){3}")
 # A package's value in JSON or TOML (`"react": "18.2.0"`, `serde = "1.0"`): a version with a
-# dot in it (a tool's quoted setting is a plain number, `"30"`), not an address
-# (`"host": "0.0.0.0"`), under a key that names no version of something else
-# (`tls_min_version = "1.2"`). Not in XML, whose attributes are written so
-# (`<chmod perm="777"/>`).
+# dot in it (a tool's quoted setting is a plain number, `"30"`), under a key that names no
+# version of something else (`tls_min_version = "1.2"`). Not in XML, whose attributes are
+# written so (`<chmod perm="777"/>`).
 _QUOTED_VALUE = lazy_re(r"([\w.@/-]*)[\"']?\s*[=:]\s*[\"']$")
-_DOTTED = lazy_re(r"v?\d+\.(?!\d+\.\d+\.\d+$)")
-# An XML element the version is the text of: only a version's (`<version>`,
-# `<spring.version>`), not a setting's (`<forkCount>`).
+_DOTTED = lazy_re(r"v?\d+\.")
+# An XML element the version is the text of: a version's (`<version>`, Maven's
+# `<spring.version>` properties), not a setting's (`<forkCount>`).
 _ELEMENT = lazy_re(r"<([\w.:-]+)>\s*$")
+# go.mod's `go 1.21`, and `require example.com/x v1.2.3`: a `v` version after a space.
+_GO_DIRECTIVE = lazy_re(r"^\s*go\s+$")
+# conda's `- numpy=1.26` in environment.yml.
+_CONDA_PIN = lazy_re(r"^\s*-\s*[A-Za-z0-9][\w.-]*\s*=$")
 
 
 def only_versions(path: str, lines: tuple[DiffLine, ...]) -> bool:
@@ -62,14 +69,14 @@ def only_versions(path: str, lines: tuple[DiffLine, ...]) -> bool:
     lowered = path.lower()
     if any(fnmatch(lowered, glob) for glob in PROGRAM_MANIFESTS):
         return False
-    xml = lowered.endswith(".xml")
+    form = "go.mod" if lowered.endswith("go.mod") else PurePosixPath(lowered).suffix
     pairs = 0
     for removed, added in _runs(lines):
         if len(removed) != len(added):
             return False
         for old, new in zip(removed, added, strict=True):
             if (old == new or max(len(old), len(new)) > MINIFIED_LINE_CHARS
-                    or _versions_as_one(old, xml) != _versions_as_one(new, xml)):
+                    or _versions_as_one(old, form) != _versions_as_one(new, form)):
                 return False
         pairs += len(removed)
     return pairs > 0
@@ -94,12 +101,13 @@ def _runs(lines: tuple[DiffLine, ...]) -> list[tuple[list[str], list[str]]]:
     return runs
 
 
-def _versions_as_one(line: str, xml: bool) -> str:
-    return _VERSION.sub(lambda match: "V" if _is_version(match, xml) else match.group(0), line)
+def _versions_as_one(line: str, form: str) -> str:
+    return _VERSION.sub(lambda match: "V" if _is_version(match, form) else match.group(0), line)
 
 
-def _is_version(match: re.Match[str], xml: bool) -> bool:
-    """Whether a version-shaped token stands where the manifest writes a version."""
+def _is_version(match: re.Match[str], form: str) -> bool:
+    """Whether a version-shaped token stands where a manifest of this form (its file's
+    suffix, or `go.mod`) writes a version."""
     token, line = match.group(0), match.string
     if len(token) > _VERSION_CHARS or _DIGEST.fullmatch(token.lower()):
         return False
@@ -108,14 +116,22 @@ def _is_version(match: re.Match[str], xml: bool) -> bool:
         return False  # a path's part, a host, a port
     element = _ELEMENT.search(before)
     if element is not None:
-        return element.group(1).lower().endswith("version")
-    if _SLOT.search(before):
+        name = element.group(1).lower()
+        return name == "version" or name.endswith((".version", "-version"))
+    if _COMPARED.search(before):
         return True
-    quoted = None if xml else _QUOTED_VALUE.search(before)
-    if quoted is not None and "version" not in quoted.group(1).lower() and _DOTTED.match(token):
+    if _ADDRESS.fullmatch(token):
+        return False
+    if _AT.search(before):
         return True
-    # go.mod's `require example.com/x v1.2.3`: a `v` version after a space, outside quotes.
-    return token.startswith("v") and before[-1:].isspace() and before.count('"') % 2 == 0
+    if form == "go.mod":
+        return bool(_GO_DIRECTIVE.match(before)) or (token.startswith("v")
+                                                     and before[-1:].isspace())
+    if form in (".yml", ".yaml") and _CONDA_PIN.match(before):
+        return True
+    quoted = None if form == ".xml" else _QUOTED_VALUE.search(before)
+    return (quoted is not None and "version" not in quoted.group(1).lower()
+            and _DOTTED.match(token) is not None)
 
 
 def _in_authority(before: str) -> bool:

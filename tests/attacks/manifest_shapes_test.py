@@ -95,6 +95,12 @@ SCRIPTS = '{\n  "scripts": {\n    "postinstall": "%s"\n  }\n}\n'
      '<target>\n  <chmod file="run.sh" perm="777"/>\n</target>\n'),
     ("package.json", '{\n  "config": {\n    "host": "127.0.0.1"\n  }\n}\n',
      '{\n  "config": {\n    "host": "0.0.0.0"\n  }\n}\n'),
+    ("package.json", '{\n  "config": {\n    "proxy": "relay@10.0.0.1"\n  }\n}\n',
+     '{\n  "config": {\n    "proxy": "relay@10.6.6.6"\n  }\n}\n'),
+    ("pom.xml", "<configuration>\n  <tlsVersion>1.2</tlsVersion>\n</configuration>\n",
+     "<configuration>\n  <tlsVersion>1.0</tlsVersion>\n</configuration>\n"),
+    ("pom.xml", "<description>\n  Served by v1.0 of the gateway\n</description>\n",
+     "<description>\n  Served by v2.0 of the gateway\n</description>\n"),
     ("pyproject.toml", '[tool.app]\ntls_min_version = "1.2"\n',
      '[tool.app]\ntls_min_version = "1.0"\n'),
     # A line moved elsewhere (a test's dependency made the program's), or indented into
