@@ -49,7 +49,7 @@ _ADDRESS = lazy_re(r"\d{1,3}(?:\.\d{1,3}){3}")
 # dot in it (a tool's quoted setting is a plain number, `"30"`), under a key that names no
 # version of something else (`tls_min_version = "1.2"`). Not in XML, whose attributes are
 # written so (`<chmod perm="777"/>`).
-_QUOTED_VALUE = lazy_re(r"([\w.@/-]*)[\"']?\s*[=:]\s*[\"']$")
+_QUOTED_VALUE = lazy_re(r"(?<![\w.@/-])([\w.@/-]*)[\"']?\s*[=:]\s*[\"']$")
 _DOTTED = lazy_re(r"v?\d+\.")
 # An XML element the version is the text of: a version's (`<version>`, Maven's
 # `<spring.version>` properties), not a setting's (`<forkCount>`).
