@@ -347,14 +347,18 @@ def _skipped(rule: Rule, change: FileChange, config: Config, policy: Policy) -> 
 
 
 def _hits(rule: Rule, change: FileChange) -> list[Hit]:
-    """A rule's hits on a file; a file whose code is nested deeper than a rule can follow
-    (a repository's file is untrusted input) loses that rule, with a note, not the run."""
+    """A rule's hits on a file, the most severe first; a file whose code is nested deeper
+    than a rule can follow (a repository's file is untrusted input) loses that rule, with a
+    note, not the run."""
     try:
-        return list(rule.check(change))
+        hits = list(rule.check(change))
     except RecursionError:
         change.notes.append(f"{change.path} is nested too deeply for `{rule.id}`: not checked "
                             "by it")
         return []
+    # One finding a rule and line (_check_file): the most severe of its hits there, whatever
+    # order the rule found them in (a key's armour after its material's entropy).
+    return sorted(hits, key=lambda hit: -SEVERITY_RANK[hit.severity or rule.severity])
 
 
 def _anchor(hit: Hit, rule: Rule, change: FileChange,

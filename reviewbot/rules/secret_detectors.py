@@ -33,6 +33,7 @@ from reviewbot.rules.secret_lines import (
 from reviewbot.schema.findings import QuietKind
 from reviewbot.text.redaction import (
     KEY_ARMOUR,
+    KEY_WINDOW,
     bare_values_are_literal,
     find_secrets,
     is_wrapped_name,
@@ -270,17 +271,14 @@ def _own_hits(path: str, text: str, quiet: bool) -> list[_Hit]:
     return hits
 
 
-# A long line's key is reported by as much of it as this (its armour, its material): the
-# rest of a line whose key has no footer is the bundle's code.
-_KEY_VALUE_CHARS = 8192
-
-
 def _long_key_hits(text: str, quiet: bool) -> list[_Hit]:
     """On a long line, the private keys redaction's search finds (from each armour, the
     pass over the line the redaction of the run's records shares): padding a line past the
     limit does not hide a key. Whether material goes with the armour is the rule's to say
     (key_body_follows)."""
-    return [(text[span.start:min(span.end, span.start + _KEY_VALUE_CHARS)],
+    # As much of it as redaction.KEY_WINDOW: the rest of a line whose key has no footer is
+    # the bundle's code.
+    return [(text[span.start:min(span.end, span.start + KEY_WINDOW)],
              "warning" if quiet else "error", "Private Key")
             for span in find_secrets(text) if span.kind == "private key"]
 

@@ -88,33 +88,35 @@ _KEY_JOINS = lazy_re(_JOIN)
 _KEY_RUN = lazy_re(r"[A-Za-z0-9+/]{32,}")
 # Key material: the smallest key (an ed25519 key, PKCS#8) has 64 characters of it.
 KEY_MATERIAL = 32
+# How much of a long line after an armour is read for its key (a 4096-bit key in one string
+# is about 3,300 characters).
+KEY_WINDOW = 8192
 # How many lines after the armour are read for it (a blank line and headers come first).
 _KEY_LOOKAHEAD = 8
 
 
-# A key's material on a line of code, from right after its armour: base64 in pieces that
-# `\\n` escapes or the end of one literal and the start of the next join (`"...\\n" +
-# "MIIE..."`, _JOIN); or an encrypted key's header.
-_MATERIAL_RUN = lazy_re(rf"(?:{_JOIN}|[A-Za-z0-9+/=])*")
-_HEADER_AT = lazy_re(rf"(?:{_JOIN})*{_HEADER}")
-# How much of the line after an armour is read for the start of its material.
-_MATERIAL_WINDOW = 1024
+# Where a key's material starts on a long line of code: within this many characters of its
+# armour, once `\\n`s and joined literals are taken out (`"...\\n" + "MIIE..."`), or
+# `' + NL + '` between them; an encrypted key's header as near. Farther on is the rest of a
+# bundle, whose library may hold armour constants.
+_MATERIAL_START = 64
+_HEADER_NEAR = lazy_re(rf"(?s).{{0,{_MATERIAL_START}}}?{_HEADER}")
 # PuTTY's armour line goes on with the key's algorithm (`ssh-ed25519`).
 _ALGORITHM = lazy_re(r"^[ \t]*[\w@.-]*")
 
 
 def key_material_at(armour: str, rest: str, following: Iterable[str]) -> bool:
-    """`key_follows` for an armour on a long line of code, where a bundled library's armour
-    constants stand among its code: the material (or an encrypted key's header) right after
-    the armour; or, with nothing but spaces after it on the line, on the lines after."""
+    """`key_follows` for an armour on a long line of code (a minified bundle's megabytes
+    can follow it): its material, or an encrypted key's header, starts near the armour,
+    before a footer; with nothing but spaces after the armour, the lines after hold it."""
     if armour.startswith("PuTTY"):
         rest = _ALGORITHM.sub("", rest, count=1)
     if not rest.strip():
         return key_follows("", following)
-    window = rest[:_MATERIAL_WINDOW]
-    run = _MATERIAL_RUN.match(window)
-    material = len(_KEY_NOISE.sub("", run.group(0))) if run else 0
-    return material >= KEY_MATERIAL or _HEADER_AT.match(window) is not None
+    own = re.split(r"-----END|---- END", rest[:KEY_WINDOW], maxsplit=1)[0]
+    run = _KEY_RUN.search(_KEY_JOINS.sub("", own))
+    return ((run is not None and run.start() <= _MATERIAL_START)
+            or _HEADER_NEAR.match(own) is not None)
 
 
 def key_follows(rest: str, following: Iterable[str]) -> bool:
