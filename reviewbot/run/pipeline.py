@@ -108,9 +108,11 @@ class Stage(msgspec.Struct, frozen=True):
 
 
 def _diff(ctx: RunContext, state: RunState) -> RunState:
+    """The change, read. Its artifact is written by the rules stage, once the secrets the
+    rules find (a bare high-entropy value only detect-secrets knows) are values the
+    redaction pass masks: written here, it would hold them in clear."""
     diff = collect(ctx.repo, ctx.request)
     ctx.redactor.add(_multiline_secrets(diff.units))
-    ctx.run_dir.write("diff", diff)
     for note in diff.notes:
         ctx.events.notice(note)
     return replace(state, diff=diff)
@@ -137,6 +139,7 @@ def _rules(ctx: RunContext, state: RunState) -> RunState:
     # From here on, what the rules found is redacted wherever it appears: in every file (one
     # the config ignores too), quietened or not.
     ctx.redactor.add(found_secrets(diff, rules))
+    ctx.run_dir.write("diff", diff)
     # The hunks are step 1's: step 2's artifact does not hold them twice (load_state puts
     # them back), which halves the artifacts of a large change.
     ctx.run_dir.write("rules", rules.replace(units=tuple(
@@ -342,12 +345,14 @@ def rerun(source: Path, from_stage: str, repo: GitRepo, config: Config, output_d
         ctx.events.notice(f"{source.name} kept no context bundle (an offline run): it is "
                           "built again from the repository first")
     try:
+        # What the rules found is masked in the copies too (the earlier run's own artifacts
+        # were written through its pass; this run's pass must know the same values).
+        if state.rules is not None:
+            ctx.redactor.add(found_secrets(diff, state.rules))
         for stage in STAGES[:STAGE_NAMES.index(from_stage)]:
             for name in stage.artifacts:
                 ctx.run_dir.write(name, load_artifact(source / ctx.run_dir.file(name).name,
                                                       name))
-        if state.rules is not None:
-            ctx.redactor.add(found_secrets(diff, state.rules))
         return _finish(ctx, run_stages(ctx, state, from_stage))
     finally:
         ctx.run_dir.close()
