@@ -125,44 +125,44 @@ def _keyword_words() -> re.Pattern[str]:
 def _without_requests() -> Iterator[None]:
     """detect-secrets imports `requests` (~0.1 s, a third of the hook's rule time) only to
     verify secrets against their services, which reviewbot never does: it never sends a
-    secret anywhere. While its modules load, `requests` is a placeholder; it is removed from
-    sys.modules afterwards, so anything else that imports `requests` gets the real one."""
-    if "requests" in sys.modules:
-        yield
-        return
+    secret anywhere. While its modules load, `requests` is a placeholder."""
     placeholder = types.ModuleType("requests")
     placeholder.__getattr__ = _never_used  # type: ignore[method-assign]
-    sys.modules["requests"] = placeholder
-    try:
+    with _standing_in("requests", placeholder):
         yield
-    finally:
-        if sys.modules.get("requests") is placeholder:
-            del sys.modules["requests"]
 
 
 @contextmanager
 def _without_package_init() -> Iterator[None]:
     """detect-secrets' package `__init__` imports its scanning machinery (SecretsCollection,
     and with it `multiprocessing`: a quarter of loading it) that only its own command line
-    uses. While the plugins load, the package is a namespace for its submodules; afterwards
-    it is removed from sys.modules, so that anything importing `detect_secrets` itself gets
-    the real package (the submodules loaded here are its own)."""
-    if "detect_secrets" in sys.modules:
+    uses. While the plugins load, the package is a namespace for its submodules (which are
+    its own: `import detect_secrets` afterwards gets the real package with them)."""
+    spec = None if "detect_secrets" in sys.modules else importlib.util.find_spec(
+        "detect_secrets")
+    package = None
+    if spec is not None and spec.submodule_search_locations is not None:
+        package = types.ModuleType("detect_secrets")
+        package.__path__ = list(spec.submodule_search_locations)
+        package.__spec__ = spec
+    with _standing_in("detect_secrets", package):
+        yield
+
+
+@contextmanager
+def _standing_in(name: str, module: types.ModuleType | None) -> Iterator[None]:
+    """`module` imported as `name` while the block runs, unless the real one is loaded
+    already (or there is no stand-in); removed from sys.modules afterwards, so that anything
+    else that imports `name` gets the real one."""
+    if module is None or name in sys.modules:
         yield
         return
-    spec = importlib.util.find_spec("detect_secrets")
-    if spec is None or spec.submodule_search_locations is None:
-        yield  # not installed as a package: the import below says so
-        return
-    package = types.ModuleType("detect_secrets")
-    package.__path__ = list(spec.submodule_search_locations)
-    package.__spec__ = spec
-    sys.modules["detect_secrets"] = package
+    sys.modules[name] = module
     try:
         yield
     finally:
-        if sys.modules.get("detect_secrets") is package:
-            del sys.modules["detect_secrets"]
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
 
 
 def _never_used(name: str) -> type:
