@@ -78,6 +78,10 @@ PRIVATE_KEY = lazy_re(
     r"(?:.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 [A-Z ]*PRIVATE KEY ----)"
     rf"|[^\n]*(?:\n{_KEY_LINE}(?=\n|\Z))*)", re.DOTALL)
 _KEY_BODY_LINE = lazy_re(_KEY_LINE)
+# PRIVATE_KEY's parts, for long text: a footer, and a block cut short (no footer after it).
+_KEY_FOOTER = lazy_re(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|"
+                      r"---- END SSH2 [A-Z ]*PRIVATE KEY ----")
+_KEY_CUT = lazy_re(rf"(?:{KEY_ARMOUR.pattern})[^\n]*(?:\n{_KEY_LINE}(?=\n|\Z))*")
 _HEADER = r"\s*(?:Proc-Type|DEK-Info|Comment|[A-Z][A-Za-z-]*-Lines|Encryption):"
 _KEY_HEADER = lazy_re(_HEADER)
 _KEY_NOISE = lazy_re(r"\\[nr]|[^A-Za-z0-9+/]")
@@ -415,12 +419,33 @@ def _private_keys(text: str) -> Iterator[re.Match[str]]:
     if len(text) < LONG_TEXT:
         yield from PRIVATE_KEY.finditer(text)
         return
+    # A block runs to the first footer after its armour: with none after it, the pattern's
+    # lazy run to a footer would read to the text's end from every armour (many armours
+    # and no footer took minutes), so the block cut short is matched alone, as it ends.
+    footers = [(at, found.end()) for at in _line_starts_of(text, ("-----END", "---- END SSH2"))
+               if (found := _KEY_FOOTER.match(text, at)) is not None]
+    starts = [at for at, _ in footers]
     end = 0
     for at in _armour_starts(text):
-        match = PRIVATE_KEY.match(text, at) if at >= end else None
+        if at < end:
+            continue
+        after = bisect.bisect_left(starts, at)
+        match = (PRIVATE_KEY.match(text, at, footers[after][1]) if after < len(footers)
+                 else _KEY_CUT.match(text, at))
         if match is not None:
             end = match.end()
             yield match
+
+
+def _line_starts_of(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where each of the words occurs in the text, in order."""
+    found: list[int] = []
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            found.append(at)
+            at = text.find(word, at + 1)
+    return sorted(found)
 
 
 def _may_start_key(line: str) -> bool:

@@ -235,3 +235,25 @@ def test_known_values_in_long_text_are_masked_everywhere(count: int) -> None:
     assert not any(value in redacted for value in values)
     assert redacted.count("[REDACTED]") == 4 and "-and-more" not in redacted
     assert redacted.startswith(filler) and redacted.endswith("[REDACTED]")
+
+
+@pytest.mark.parametrize("body", [
+    # Blocks with and without their footers, armours of each kind, an armour cut short
+    # before a later block (its match runs to that block's footer, as the pattern reads it).
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc=\n-----END RSA PRIVATE KEY-----\nx = 1\n",
+    "-----BEGIN PRIVATE KEY-----\nMIIEow\n\nsee the notes\n",
+    "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nAAAA\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n",
+    "-----BEGIN EC PRIVATE KEY-----\nAAAA\nok\n-----BEGIN PRIVATE KEY-----\nBBBB\n"
+    "-----END PRIVATE KEY-----\n",
+    "-----END OF FILE-----\n-----BEGIN PRIVATE KEY-----\nCCCC\n-----END PRIVATE KEY---\n",
+])
+def test_a_long_texts_keys_are_the_patterns_own(body: str) -> None:
+    """On long text a key is matched from its armour, to the first footer after it or, with
+    none, as a block cut short: the spans the whole pattern gives, without its lazy run to
+    the text's end from every armour."""
+    from reviewbot.text.redaction import LONG_TEXT, PRIVATE_KEY, _private_keys
+
+    text = "var a=1/2;\n" * (LONG_TEXT // 10) + body * 3
+    assert [m.span() for m in _private_keys(text)] == [m.span()
+                                                      for m in PRIVATE_KEY.finditer(text)]
