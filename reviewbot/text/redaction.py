@@ -422,11 +422,14 @@ def _private_keys(text: str) -> Iterator[re.Match[str]]:
     # A block runs to the first footer after its armour: with none after it, the pattern's
     # lazy run to a footer would read to the text's end from every armour (many armours
     # and no footer took minutes), so the block cut short is matched alone, as it ends.
+    armours = _armour_starts(text)
+    if not armours:
+        return  # most long text (a minified bundle): no footer need be looked for
     footers = [(at, found.end()) for at in _line_starts_of(text, ("-----END", "---- END SSH2"))
                if (found := _KEY_FOOTER.match(text, at)) is not None]
     starts = [at for at, _ in footers]
     end = 0
-    for at in _armour_starts(text):
+    for at in armours:
         if at < end:
             continue
         after = bisect.bisect_left(starts, at)
