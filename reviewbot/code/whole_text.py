@@ -42,6 +42,11 @@ UNICODE_SPACE = (r"[\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\
                  r"\x{202f}\x{205f}\x{3000}]")
 
 
+# Text this long is searched by RE2 over its bytes and what is found in it remembered (a
+# minified line); shorter text by `re`, whose cost a call is lower.
+LONG_TEXT = 4096
+
+
 @lru_cache(maxsize=4)
 def utf8(text: str) -> bytes:
     """A long text's UTF-8 bytes, for RE2, encoded once for every pattern that reads them (a

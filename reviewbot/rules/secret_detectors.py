@@ -31,14 +31,11 @@ from reviewbot.rules.secret_lines import (
     is_placeholder,
 )
 from reviewbot.schema.findings import QuietKind
+from reviewbot.text.private_keys import KEY_ARMOUR, KEY_WINDOW, key_follows, key_material_at
 from reviewbot.text.redaction import (
-    KEY_ARMOUR,
-    KEY_WINDOW,
     bare_values_are_literal,
     find_secrets,
     is_wrapped_name,
-    key_follows,
-    key_material_at,
     known_token,
     preview,
     token_matches,
@@ -380,11 +377,11 @@ def _detect_secrets_hits(path: str, text: str, quiet: bool,
 
 def key_body_follows(change: FileChange, number: int, text: str,
                      at_once: bool = False) -> bool:
-    """Whether key material goes with the armour on this line (redaction.key_follows: on
+    """Whether key material goes with the armour on this line (private_keys.key_follows: on
     the line itself, a key in one string with `\\n`s, or on the lines after it in any layout
     a key reader accepts). A header alone is no key. `at_once`: `text` is a long line's key,
     from its armour, whose material must follow the armour at once
-    (redaction.key_material_at): a minified bundle holds armour constants among its code."""
+    (private_keys.key_material_at): a minified bundle holds armour constants among its code."""
     armour = KEY_ARMOUR.search(text)
     if armour is None:
         return True  # detect-secrets' own armour forms: its detector decides

@@ -41,7 +41,8 @@ from reviewbot.schema.runs import ChangeDescription, ModelStats, RunReport, RunS
 from reviewbot.schema.units import ChangeRequest, DiffResult, ReviewUnit
 from reviewbot.store.cache import ResultCache
 from reviewbot.store.paths import git_dir_problem, private_folders
-from reviewbot.text.redaction import Redactor, block_lines
+from reviewbot.text.private_keys import block_lines
+from reviewbot.text.redaction import Redactor
 
 if TYPE_CHECKING:
     from reviewbot.model import ModelSession

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from reviewbot.text.redaction import TOKEN_FORMATS, Redactor, block_lines, find_secrets, preview
+from reviewbot.text.private_keys import block_lines
+from reviewbot.text.redaction import TOKEN_FORMATS, Redactor, find_secrets, preview
 
 PAT = "github_pat_11ABCDEFG0123456789_" + "a" * 59
 SAMPLES = {
@@ -252,8 +253,9 @@ def test_a_long_texts_keys_are_the_patterns_own(body: str) -> None:
     """On long text a key is matched from its armour, to the first footer after it or, with
     none, as a block cut short: the spans the whole pattern gives, without its lazy run to
     the text's end from every armour."""
-    from reviewbot.text.redaction import LONG_TEXT, PRIVATE_KEY, _private_keys
+    from reviewbot.text.private_keys import PRIVATE_KEY, private_keys
+    from reviewbot.text.redaction import LONG_TEXT
 
     text = "var a=1/2;\n" * (LONG_TEXT // 10) + body * 3
-    assert [m.span() for m in _private_keys(text)] == [m.span()
+    assert [m.span() for m in private_keys(text)] == [m.span()
                                                       for m in PRIVATE_KEY.finditer(text)]
